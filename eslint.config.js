@@ -1,0 +1,70 @@
+// Type-aware lint (STYLE.md): zero warnings. Pure-logic folders may not import the framework or the ORM.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const PURE_FOLDERS = [
+  'src/schedules/recurrence/**/*.ts',
+  'src/scim/filter/**/*.ts',
+  'src/scim/patch/**/*.ts',
+  'src/scim/schema/**/*.ts',
+  'src/device-webhook/signature/**/*.ts',
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'data/**',
+      'bench/**',
+      '*.config.js',
+      'jest.base.js',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/require-await': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Nest and TypeORM hand decorated classes around; empty marker classes and interfaces are idiomatic there.
+      '@typescript-eslint/no-extraneous-class': 'off',
+    },
+  },
+  {
+    files: PURE_FOLDERS,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*'],
+              message: 'Pure domain logic stays free of Nest and TypeORM.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', 'test/**/*.ts'],
+    rules: {
+      // jest matchers return any-typed values; specs parse JSON bodies.
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

@@ -1,0 +1,63 @@
+// Global guard: every route is admin-only unless it declares otherwise with @RequireScope or @Public.
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import { ApiKeysService, type Principal } from './api-keys.service.js';
+import { ACCESS_RULE, type AccessRule } from './scopes.js';
+
+const ADMIN_ONLY: AccessRule = { scope: 'admin' };
+
+export interface AuthenticatedRequest extends FastifyRequest {
+  principal?: Principal;
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: ApiKeysService,
+    private readonly rateLimiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rule =
+      this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? ADMIN_ONLY;
+    if (rule.scope === 'public' || rule.publicWhen?.(this.config)) return true;
+
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) {
+      throw new PlatformError(
+        PlatformErrorCode.Unauthorized,
+        'An API key is required: send Authorization: Bearer <key>.',
+      );
+    }
+    const principal = await this.keys.verify(token);
+    if (principal === undefined) {
+      // Guessing keys costs the caller's address its rate-limit budget too.
+      this.rateLimiter.penalize(request.ip);
+      throw new PlatformError(
+        PlatformErrorCode.Unauthorized,
+        'The API key is not valid or has been revoked.',
+      );
+    }
+    if (!principal.scopes.includes('admin') && !principal.scopes.includes(rule.scope)) {
+      throw new PlatformError(PlatformErrorCode.Forbidden, `This API key lacks the "${rule.scope}" scope.`);
+    }
+    request.principal = principal;
+    return true;
+  }
+}

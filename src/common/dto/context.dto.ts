@@ -1,0 +1,69 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+
+export class ClaimDto {
+  @ApiPropertyOptional({ example: 'role', nullable: true })
+  @IsOptional()
+  @IsString()
+  Type?: string | null;
+
+  @ApiPropertyOptional({ example: 'operator', nullable: true })
+  @IsOptional()
+  @IsString()
+  Value?: string | null;
+}
+
+/** The caller's identity as the mail and migration operations carry it in the body (interface: Context). */
+export class ContextDto {
+  @ApiPropertyOptional({ example: '5f0c7f4e-1c1a-4a55-9a57-2f0a4c1f9a11', nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  CorrelationId?: string | null;
+
+  @ApiPropertyOptional({ example: 'u-1842', nullable: true })
+  @IsOptional()
+  @IsString()
+  UserId?: string | null;
+
+  @ApiPropertyOptional({ example: 'p-77', nullable: true })
+  @IsOptional()
+  @IsString()
+  PlatformUserId?: string | null;
+
+  @ApiPropertyOptional({
+    example: 'contoso.example',
+    nullable: true,
+    description: 'The tenant; absent means "default".',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(253)
+  Domain?: string | null;
+
+  @ApiPropertyOptional({ type: [ClaimDto], nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ClaimDto)
+  Claims?: ClaimDto[] | null;
+
+  @ApiPropertyOptional({ type: [String], nullable: true, example: [] })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  SecondaryIdentities?: string[] | null;
+
+  @ApiPropertyOptional({ nullable: true, example: null })
+  @IsOptional()
+  @IsString()
+  ImpersonationId?: string | null;
+}
+
+export const DEFAULT_TENANT = 'default';
+
+export function tenantOf(context: ContextDto | null | undefined): string {
+  const domain = context?.Domain?.trim();
+  return domain ? domain.toLowerCase() : DEFAULT_TENANT;
+}

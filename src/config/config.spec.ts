@@ -1,0 +1,80 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from './config.js';
+
+const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp/pa-config-spec', ...env });
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = load({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      database: { type: 'sqlite', database: '/tmp/pa-config-spec/platform.sqlite' },
+      apiKeys: [],
+      logLevel: 'info',
+      migrationsRun: true,
+      publicOccurrences: true,
+      bodyLimit: 1024 * 1024,
+      rateLimit: 6000,
+      modules: ['migrations'],
+      corsOrigins: undefined,
+      smartthings: {
+        apiUrl: 'https://api.smartthings.com',
+        keyUrl: 'https://key.smartthings.com',
+        verifySignatures: true,
+      },
+    });
+    expect(Object.isFrozen(config) && Object.isFrozen(config.smartthings)).toBe(true);
+  });
+
+  it('reads every kind of value', () => {
+    const key = Buffer.alloc(32, 7);
+    const config = load({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db.internal:5432/platform',
+      API_KEYS: 'aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb',
+      ENCRYPTION_KEY: key.toString('base64'),
+      ENCRYPTION_PREVIOUS_KEYS: key.toString('hex'),
+      PUBLIC_OCCURRENCES: 'false',
+      BODY_LIMIT: '512kb',
+      RATE_LIMIT: '0',
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+      MODULES: 'Migrations',
+      LOG_LEVEL: 'WARN',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      database: { type: 'postgres', url: 'postgres://u@db.internal:5432/platform' },
+      apiKeys: ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb'],
+      publicOccurrences: false,
+      bodyLimit: 512 * 1024,
+      rateLimit: 0,
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      modules: ['migrations'],
+      logLevel: 'warn',
+    });
+    expect(config.encryptionKey?.equals(key)).toBe(true);
+    expect(config.encryptionPreviousKeys[0]?.equals(key)).toBe(true);
+    expect(load({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({
+      type: 'sqlite',
+      database: ':memory:',
+    });
+  });
+
+  it.each([
+    ['PORT', '70000'],
+    ['PORT', '12ab'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['API_KEYS', 'short'],
+    ['ENCRYPTION_KEY', 'abc'],
+    ['MIGRATIONS_RUN', 'maybe'],
+    ['BODY_LIMIT', '10 parsecs'],
+    ['RATE_LIMIT', '-5'],
+    ['MODULES', 'warp-drive'],
+    ['LOG_LEVEL', 'loud'],
+    ['SMARTTHINGS_API_URL', 'ftp://x'],
+  ])('names %s when its value %p is bad', (variable, value) => {
+    expect(() => load({ [variable]: value })).toThrow(ConfigError);
+    expect(() => load({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+});

@@ -1,0 +1,226 @@
+// Environment → one typed, frozen configuration object, validated once at start (DESIGN §2).
+// A bad value stops the start with one line naming the variable (ConfigError.message).
+import path from 'node:path';
+
+/** The areas this build serves; MODULES may name any of them (each area's issue adds its name here). */
+export const AREAS = ['migrations'] as const;
+export type Area = (typeof AREAS)[number];
+
+export type DatabaseConfig =
+  { type: 'sqlite'; database: string /* file path or ':memory:' */ } | { type: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  apiKeys: readonly string[];
+  encryptionKey: Buffer | undefined;
+  encryptionPreviousKeys: readonly Buffer[];
+  logLevel: LogLevel;
+  migrationsRun: boolean;
+  publicOccurrences: boolean;
+  metricsPublic: boolean;
+  bodyLimit: number;
+  rateLimit: number;
+  requestTimeoutMs: number;
+  trustProxy: boolean;
+  securityHeaders: boolean;
+  corsOrigins: readonly string[] | '*' | undefined;
+  modules: readonly Area[];
+  smartthings: {
+    publicKey: string | undefined;
+    keyUrl: string;
+    apiUrl: string;
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    verifySignatures: boolean;
+  };
+  replication: { serverId: string | undefined; staleSeconds: number };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1024,
+  kib: 1024,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+};
+
+function byteSize(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(raw);
+  const unit = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
+  if (!match || unit === undefined)
+    throw new ConfigError(name, `must be a size like 1048576, 512kb or 1mb, got "${raw}"`);
+  const value = Number(match[1]) * unit;
+  if (value < 1024 || value > 100 * 1024 ** 2) throw new ConfigError(name, 'must be between 1kb and 100mb');
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name) ?? fallback;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** 32 bytes as base64 (44 chars) or hex (64 chars). */
+export function parseEncryptionKey(raw: string, variable: string): Buffer {
+  const value = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && key.toString('base64') !== value)) {
+    throw new ConfigError(variable, 'must be 32 random bytes, base64 (44 characters) or hex (64 characters)');
+  }
+  return key;
+}
+
+function database(env: Env, dataDir: string): DatabaseConfig {
+  const raw = text(env, 'DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'platform.sqlite')}`;
+  if (/^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { type: 'postgres', url: raw };
+  }
+  if (raw.toLowerCase().startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path or :memory:');
+    return { type: 'sqlite', database: file === ':memory:' ? ':memory:' : path.resolve(file) };
+  }
+  throw new ConfigError(
+    'DATABASE_URL',
+    `must start with sqlite: or postgres://, got "${raw.split(':')[0]}:…"`,
+  );
+}
+
+function list(env: Env, name: string): string[] {
+  return (text(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function modules(env: Env): Area[] {
+  const names = list(env, 'MODULES').map((name) => name.toLowerCase());
+  if (names.length === 0 || (names.length === 1 && names[0] === 'all')) return [...AREAS];
+  const unknown = names.filter((name) => !(AREAS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      'MODULES',
+      `names unknown areas: ${unknown.join(', ')} (known: ${AREAS.join(', ')})`,
+    );
+  return [...new Set(names)] as Area[];
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const dataDir = path.resolve(text(env, 'DATA_DIR') ?? './data');
+  const logLevel = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const host = text(env, 'HOST') ?? '0.0.0.0';
+  const cors = text(env, 'CORS_ORIGINS');
+  const apiKeys = list(env, 'API_KEYS');
+  const shortKey = apiKeys.find((key) => key.length < 16);
+  if (shortKey !== undefined) throw new ConfigError('API_KEYS', 'holds a key shorter than 16 characters');
+  const publicKeyFile = text(env, 'SMARTTHINGS_PUBLIC_KEY_FILE');
+  const publicKeyInline = text(env, 'SMARTTHINGS_PUBLIC_KEY');
+  if (publicKeyFile !== undefined && publicKeyInline !== undefined) {
+    throw new ConfigError('SMARTTHINGS_PUBLIC_KEY_FILE', 'and SMARTTHINGS_PUBLIC_KEY are both set; set one');
+  }
+  const encryptionKey = text(env, 'ENCRYPTION_KEY');
+
+  const config: AppConfig = {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    dataDir,
+    database: database(env, dataDir),
+    apiKeys,
+    encryptionKey:
+      encryptionKey === undefined ? undefined : parseEncryptionKey(encryptionKey, 'ENCRYPTION_KEY'),
+    encryptionPreviousKeys: list(env, 'ENCRYPTION_PREVIOUS_KEYS').map((key) =>
+      parseEncryptionKey(key, 'ENCRYPTION_PREVIOUS_KEYS'),
+    ),
+    logLevel,
+    migrationsRun: boolean(env, 'MIGRATIONS_RUN', true),
+    publicOccurrences: boolean(env, 'PUBLIC_OCCURRENCES', true),
+    metricsPublic: boolean(env, 'METRICS_PUBLIC', false),
+    bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
+    rateLimit: integer(env, 'RATE_LIMIT', 6000, 0, 10_000_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    securityHeaders: boolean(env, 'SECURITY_HEADERS', true),
+    corsOrigins: cors === undefined ? undefined : cors === '*' ? '*' : list(env, 'CORS_ORIGINS'),
+    modules: modules(env),
+    smartthings: {
+      publicKey: publicKeyFile !== undefined ? `file:${path.resolve(publicKeyFile)}` : publicKeyInline,
+      keyUrl: url(env, 'SMARTTHINGS_KEY_URL', 'https://key.smartthings.com'),
+      apiUrl: url(env, 'SMARTTHINGS_API_URL', 'https://api.smartthings.com'),
+      clientId: text(env, 'SMARTTHINGS_CLIENT_ID'),
+      clientSecret: text(env, 'SMARTTHINGS_CLIENT_SECRET'),
+      verifySignatures: !boolean(env, 'SMARTTHINGS_DISABLE_SIGNATURE_VERIFICATION_UNSAFE', false),
+    },
+    replication: {
+      serverId: text(env, 'REPLICATION_SERVER_ID'),
+      staleSeconds: integer(env, 'REPLICATION_STALE_SECONDS', 180, 1, 86_400 * 30),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value) && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,75 @@
+// Cross-cutting providers every area gets for free: configuration, logger, encryption, API-key auth (global
+// guard), validation (global pipe), the error envelope (global filter), rate limiting and metrics.
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { ApiKeyGuard } from '../auth/api-key.guard.js';
+import { ApiKeysService } from '../auth/api-keys.service.js';
+import { ApiKey } from '../auth/entities/api-key.entity.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EncryptionService, loadKeyRing } from '../crypto/encryption.service.js';
+import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
+import { dataSourceOptions } from '../database/data-source.js';
+import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
+import { HealthController } from '../health/health.controller.js';
+import { MetricsService } from '../http/metrics.service.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import { DtoValidationPipe } from '../validation/validation.pipe.js';
+
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+
+export interface CoreOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Initialised (and migrated) before Nest starts, so no provider ever sees an unmigrated schema. */
+  dataSource: DataSource;
+}
+
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot({ config, logger, dataSource }: CoreOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(config),
+          dataSourceFactory: () => Promise.resolve(dataSource),
+        }),
+        TypeOrmModule.forFeature([ApiKey]),
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: ROOT_LOGGER, useValue: logger },
+        {
+          provide: EncryptionService,
+          useFactory: () => new EncryptionService(loadKeyRing(config), () => loadKeyRing(config)),
+        },
+        SecretStoreRegistry,
+        ApiKeysService,
+        RateLimiter,
+        MetricsService,
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
+        {
+          provide: APP_FILTER,
+          inject: [HttpAdapterHost],
+          useFactory: (adapterHost: HttpAdapterHost) => new AllExceptionsFilter(adapterHost, logger),
+        },
+      ],
+      exports: [
+        APP_CONFIG,
+        ROOT_LOGGER,
+        EncryptionService,
+        SecretStoreRegistry,
+        ApiKeysService,
+        RateLimiter,
+        MetricsService,
+        TypeOrmModule,
+      ],
+    };
+  }
+}

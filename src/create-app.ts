@@ -1,0 +1,82 @@
+// Builds the whole service: database (migrated under a lock), Nest app on Fastify, HTTP plumbing, Swagger.
+// Used by main.ts, by the e2e tests and by the benchmarks, so all of them run the same thing.
+import type { DynamicModule, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { AppModule } from './app.module.js';
+import { createBootstrapKeyIfNeeded } from './auth/api-keys.service.js';
+import { ApiKey } from './auth/entities/api-key.entity.js';
+import type { AppConfig } from './config/config.js';
+import { createDataSource } from './database/data-source.js';
+import { configureHttp, fastifyOptions } from './http/configure-http.js';
+import { createRootLogger, NestPinoLogger } from './logging/logger.js';
+import { MigrationRunner } from './migration-runs/migration-runner.js';
+import { setupSwagger } from './openapi/swagger.js';
+import { precompileRouteDtos } from './validation/precompile-route-dtos.js';
+
+export interface CreatedApp {
+  app: NestFastifyApplication;
+  dataSource: DataSource;
+  logger: Logger;
+  /** Set on the first start of an empty database without API_KEYS: shown once, never stored in clear. */
+  bootstrapKey: string | undefined;
+}
+
+export async function prepareDatabase(
+  config: AppConfig,
+  logger: Logger,
+): Promise<{ dataSource: DataSource; bootstrapKey?: string }> {
+  const dataSource = createDataSource(config);
+  await dataSource.initialize();
+  try {
+    const runner = new MigrationRunner(dataSource, (message, fields) => logger.info(fields ?? {}, message));
+    if (config.migrationsRun) {
+      const applied = await runner.runPending('startup');
+      if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} migration(s)`);
+    }
+    const status = await runner.status();
+    const pending = status.filter((entry) => entry.state === 'pending').map((entry) => entry.name);
+    if (pending.length > 0) {
+      throw new Error(
+        `The database schema is behind this build (pending: ${pending.join(', ')}); run migration:run or set MIGRATIONS_RUN=true`,
+      );
+    }
+    const created = await runner.withLock(() =>
+      createBootstrapKeyIfNeeded(dataSource.getRepository(ApiKey), config),
+    );
+    return { dataSource, bootstrapKey: created?.key };
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+}
+
+export async function createApp(
+  config: AppConfig,
+  logger: Logger = createRootLogger(config.logLevel),
+  /** Only for tests: modules mounted beside the areas (e.g. a route that fails on purpose). */
+  extraModules: Array<Type | DynamicModule> = [],
+): Promise<CreatedApp> {
+  const { dataSource, bootstrapKey } = await prepareDatabase(config, logger);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    {
+      module: class PlatformApi {},
+      imports: [AppModule.forRoot({ config, logger, dataSource }), ...extraModules],
+    },
+    new FastifyAdapter(fastifyOptions(config)),
+    { logger: new NestPinoLogger(logger), abortOnError: false },
+  );
+  try {
+    await configureHttp(app, config, logger);
+    setupSwagger(app);
+    app.enableShutdownHooks();
+    await app.init();
+    precompileRouteDtos(app);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  return { app, dataSource, logger, bootstrapKey };
+}

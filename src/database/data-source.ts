@@ -1,0 +1,51 @@
+// The single DataSource definition used by the app, the maintenance CLI and the TypeORM CLI (ormconfig.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations/index.js';
+import type { AppConfig, DatabaseConfig } from '../config/config.js';
+import { ENTITIES } from './entities.js';
+import { resolvePortableColumns, type Dialect } from './portable-columns.js';
+
+export function dialectOf(database: DatabaseConfig): Dialect {
+  return database.type;
+}
+
+export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: false,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    logging: false,
+  } as const;
+  const { database } = config;
+  if (database.type === 'postgres') {
+    return {
+      ...common,
+      type: 'postgres',
+      url: database.url,
+      extra: { max: 10 },
+      applicationName: 'platform-api',
+    };
+  }
+  if (database.database !== ':memory:') fs.mkdirSync(path.dirname(database.database), { recursive: true });
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: database.database,
+    enableWAL: true,
+    // Another process may hold the write lock while it migrates; wait for it rather than fail.
+    timeout: 30_000,
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+    },
+  };
+}
+
+export function createDataSource(config: Pick<AppConfig, 'database'>): DataSource {
+  resolvePortableColumns(dialectOf(config.database));
+  return new DataSource(dataSourceOptions(config));
+}

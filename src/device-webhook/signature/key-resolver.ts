@@ -1,0 +1,143 @@
+// Resolves the public key behind a draft-cavage-http-signatures-12 `keyId` (§2.1.1) the way SmartThings
+// assigns them: `/SmartThings/<fingerprint>` → the app's configured public key; `/pl/<region>/<id>` → an
+// X.509 certificate published at `https://key.smartthings.com` + keyId (as the official Node SDK fetches it).
+import { createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
+
+export interface KeyFetchResponse {
+  ok: boolean;
+  status: number;
+  text(): Promise<string>;
+}
+
+/** The subset of the global `fetch` the resolver uses; inject a fake in tests. */
+export type KeyFetch = (url: string, init: { signal: AbortSignal }) => Promise<KeyFetchResponse>;
+
+export type KeyResolver = (keyId: string) => Promise<KeyObject | undefined>;
+
+export interface KeyResolverOptions {
+  /** PEM public key (SPKI or PKCS#1) or certificate for `/SmartThings/…` key ids. */
+  publicKeyPem?: string;
+  /** Certificate (or public key) PEMs for `/pl/…` key ids; consulted before any fetch. */
+  certificatesByKeyId?: Readonly<Record<string, string>>;
+  /** E.g. `https://key.smartthings.com`; without it `/pl/…` ids only resolve through the map. */
+  keyUrlBase?: string;
+  fetch?: KeyFetch;
+  /** How long a fetched key is trusted; default 24 h (the official SDK's figure). */
+  ttlMs?: number;
+  /** How long a failed fetch is remembered before the next attempt; default 30 s. */
+  failureTtlMs?: number;
+  /** Default 5 s: SmartThings gives the whole lifecycle call 10 s. */
+  fetchTimeoutMs?: number;
+  /** Bound on cached key ids (key ids come from unauthenticated requests). Default 256. */
+  maxCachedKeys?: number;
+  now?: () => number;
+  /** Called with every failed fetch, so the caller can log it; the lookup itself just answers undefined. */
+  onFetchError?: (keyId: string, error: unknown) => void;
+}
+
+export class KeyConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyConfigurationError';
+  }
+}
+
+export const SMARTTHINGS_KEY_ID_PREFIX = '/SmartThings/';
+export const PLATFORM_KEY_ID_PREFIX = '/pl/';
+
+// Key ids are attacker-supplied and get appended to a URL: allow only the characters SmartThings uses and no
+// dot segments, so a key id can neither leave the configured key host's path nor add a query.
+const FETCHABLE_KEY_ID = /^\/pl\/[A-Za-z0-9_-][A-Za-z0-9._:~-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._:~-]*)*$/;
+
+/** Accepts a certificate, SPKI or PKCS#1 public key PEM. */
+export function publicKeyFromPem(pem: string): KeyObject {
+  if (pem.includes('-----BEGIN CERTIFICATE-----')) return new X509Certificate(pem).publicKey;
+  return createPublicKey(pem);
+}
+
+interface CacheEntry {
+  key: KeyObject | undefined;
+  expiresAt: number;
+}
+
+export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver {
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
+  const failureTtlMs = options.failureTtlMs ?? 30_000;
+  const fetchTimeoutMs = options.fetchTimeoutMs ?? 5_000;
+  const maxCachedKeys = options.maxCachedKeys ?? 256;
+  const fetchKey: KeyFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  const keyUrlBase = options.keyUrlBase?.replace(/\/+$/, '');
+
+  // Parse configured keys once so a bad PEM stops the start instead of failing every request.
+  let smartThingsKey: KeyObject | undefined;
+  if (options.publicKeyPem !== undefined) {
+    try {
+      smartThingsKey = publicKeyFromPem(options.publicKeyPem);
+    } catch (error) {
+      throw new KeyConfigurationError(`SmartThings public key is not a valid PEM key: ${describe(error)}`);
+    }
+  }
+  const configured = new Map<string, KeyObject>();
+  for (const [keyId, pem] of Object.entries(options.certificatesByKeyId ?? {})) {
+    try {
+      configured.set(keyId, publicKeyFromPem(pem));
+    } catch (error) {
+      throw new KeyConfigurationError(
+        `certificate for key id ${keyId} is not a valid PEM: ${describe(error)}`,
+      );
+    }
+  }
+
+  const cache = new Map<string, CacheEntry>();
+  const inFlight = new Map<string, Promise<KeyObject | undefined>>();
+
+  const remember = (keyId: string, key: KeyObject | undefined): void => {
+    const at = now();
+    cache.delete(keyId);
+    if (cache.size >= maxCachedKeys) {
+      for (const [id, entry] of cache) if (entry.expiresAt <= at) cache.delete(id);
+    }
+    // Still full: drop the oldest insertions (Map iterates in insertion order).
+    for (const id of cache.keys()) {
+      if (cache.size < maxCachedKeys) break;
+      cache.delete(id);
+    }
+    cache.set(keyId, { key, expiresAt: at + (key === undefined ? failureTtlMs : ttlMs) });
+  };
+
+  const load = async (keyId: string, url: string): Promise<KeyObject | undefined> => {
+    try {
+      const response = await fetchKey(url, { signal: AbortSignal.timeout(fetchTimeoutMs) });
+      if (!response.ok) throw new Error(`GET ${url} answered ${String(response.status)}`);
+      const key = publicKeyFromPem(await response.text());
+      remember(keyId, key);
+      return key;
+    } catch (error) {
+      remember(keyId, undefined);
+      options.onFetchError?.(keyId, error);
+      return undefined;
+    }
+  };
+
+  return (keyId: string): Promise<KeyObject | undefined> => {
+    if (keyId.startsWith(SMARTTHINGS_KEY_ID_PREFIX)) return Promise.resolve(smartThingsKey);
+    if (!keyId.startsWith(PLATFORM_KEY_ID_PREFIX)) return Promise.resolve(undefined);
+    const known = configured.get(keyId);
+    if (known !== undefined) return Promise.resolve(known);
+    if (keyUrlBase === undefined || !FETCHABLE_KEY_ID.test(keyId)) return Promise.resolve(undefined);
+
+    const cached = cache.get(keyId);
+    if (cached !== undefined && cached.expiresAt > now()) return Promise.resolve(cached.key);
+
+    const pending = inFlight.get(keyId);
+    if (pending !== undefined) return pending;
+    const lookup = load(keyId, keyUrlBase + keyId).finally(() => inFlight.delete(keyId));
+    inFlight.set(keyId, lookup);
+    return lookup;
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,78 @@
+// One error class per area, each with a code enum; services throw these, never HttpException (STYLE.md).
+// The global filter turns `status` + `code` into the outcome envelope of DESIGN §2.
+export interface FieldError {
+  Field: string;
+  Message: string;
+}
+
+export abstract class ApiError<Code extends string = string> extends Error {
+  /** HTTP status: 200 for business outcomes reported through Succeeded:false, 4xx for request problems. */
+  abstract readonly status: number;
+
+  constructor(
+    readonly code: Code,
+    message: string,
+    readonly fieldErrors?: readonly FieldError[],
+    /** Further documented fields of the operation's answer, so a business outcome keeps the response's shape. */
+    readonly fields?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export enum PlatformErrorCode {
+  ValidationFailed = 'ValidationFailed',
+  Unauthorized = 'Unauthorized',
+  Forbidden = 'Forbidden',
+  NotFound = 'NotFound',
+  Conflict = 'Conflict',
+  PayloadTooLarge = 'PayloadTooLarge',
+  UnsupportedMediaType = 'UnsupportedMediaType',
+  TooManyRequests = 'TooManyRequests',
+  RequestTimeout = 'RequestTimeout',
+  InternalError = 'InternalError',
+  ServiceUnavailable = 'ServiceUnavailable',
+}
+
+export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
+  [PlatformErrorCode.ValidationFailed]: 400,
+  [PlatformErrorCode.Unauthorized]: 401,
+  [PlatformErrorCode.Forbidden]: 403,
+  [PlatformErrorCode.NotFound]: 404,
+  [PlatformErrorCode.Conflict]: 409,
+  [PlatformErrorCode.PayloadTooLarge]: 413,
+  [PlatformErrorCode.UnsupportedMediaType]: 415,
+  [PlatformErrorCode.TooManyRequests]: 429,
+  [PlatformErrorCode.RequestTimeout]: 503,
+  [PlatformErrorCode.InternalError]: 500,
+  [PlatformErrorCode.ServiceUnavailable]: 503,
+};
+
+const MAX_FIELD_ERRORS = 100;
+
+export class PlatformError extends ApiError<PlatformErrorCode> {
+  readonly status: number;
+
+  constructor(code: PlatformErrorCode, message: string, fieldErrors?: readonly FieldError[]) {
+    super(code, message, fieldErrors);
+    this.status = PLATFORM_STATUS[code];
+  }
+
+  /** At most MAX_FIELD_ERRORS entries: a request with 50,000 bad ids gets a readable answer, not a huge one. */
+  static validation(errors: readonly FieldError[]): PlatformError {
+    const fields = [...new Set(errors.map((error) => error.Field || 'body'))];
+    const shown =
+      errors.length > MAX_FIELD_ERRORS
+        ? [
+            ...errors.slice(0, MAX_FIELD_ERRORS),
+            { Field: '', Message: `… and ${errors.length - MAX_FIELD_ERRORS} more invalid values` },
+          ]
+        : errors;
+    return new PlatformError(
+      PlatformErrorCode.ValidationFailed,
+      `The request is invalid: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}.`,
+      shown,
+    );
+  }
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MigrationRun } from './entities/migration-run.entity.js';
+import { MigrationRunner } from './migration-runner.js';
+import { MigrationRunsController } from './migration-runs.controller.js';
+import { MigrationRunsService } from './migration-runs.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([MigrationRun])],
+  controllers: [MigrationRunsController],
+  providers: [
+    MigrationRunsService,
+    {
+      provide: MigrationRunner,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new MigrationRunner(dataSource),
+    },
+  ],
+})
+export class MigrationRunsModule {}

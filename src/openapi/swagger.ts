@@ -1,0 +1,31 @@
+// Swagger UI at /docs and the OpenAPI document at /docs-json (DESIGN §1).
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { APP_VERSION } from '../common/app-version.js';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('platform-api')
+    .setDescription(
+      'Schedules, SCIM users, mail, replication diagnostics, a SmartThings webhook and migration runs. ' +
+        'Send `Authorization: Bearer <api key>`; request property names match case-insensitively; ' +
+        'errors use the {Succeeded, Message, Code, Errors} envelope.',
+    )
+    .setVersion(APP_VERSION)
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key (see the CLI: api-key:create)',
+    })
+    .build();
+  // Operation names are given per route (Tag_Operation, as the interface document names them).
+  return SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
+}
+
+export function setupSwagger(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    customSiteTitle: 'platform-api',
+  });
+}

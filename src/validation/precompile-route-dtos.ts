@@ -1,0 +1,36 @@
+// Compiles every route's body and query DTO at start-up, so an unsupported decorator stops the start (instead of
+// failing the first request) and no request pays the one-time compile.
+import type { INestApplication } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { ModulesContainer } from '@nestjs/core';
+import { compileDtoCached } from './compile-dto.js';
+import { NOT_DTOS } from './validation.pipe.js';
+
+type DtoClass = new (...args: never[]) => unknown;
+
+export function precompileRouteDtos(app: INestApplication): number {
+  let compiled = 0;
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const prototype = (wrapper.metatype as { prototype?: object } | undefined)?.prototype;
+      if (!prototype) continue;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, prototype.constructor, method) as
+          Record<string, { index: number }> | undefined;
+        if (!args) continue;
+        const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
+        for (const [key, { index }] of Object.entries(args)) {
+          const kind = Number(key.split(':')[0]) as RouteParamtypes;
+          const source =
+            kind === RouteParamtypes.BODY ? 'body' : kind === RouteParamtypes.QUERY ? 'query' : undefined;
+          const type = types[index];
+          if (source === undefined || NOT_DTOS.has(type)) continue;
+          compileDtoCached(type as DtoClass, { source });
+          compiled++;
+        }
+      }
+    }
+  }
+  return compiled;
+}

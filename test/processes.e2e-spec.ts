@@ -1,0 +1,174 @@
+// The built service and CLI as separate processes (dist/, built by `npm run test:e2e`): start-up configuration
+// errors, the first-start admin key, two instances migrating one database at once, and the maintenance CLI.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../migrations/index.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { runCli, runMain, startServer, type RunningServer } from './support/spawn.js';
+
+let database: TestDatabase;
+let servers: RunningServer[] = [];
+const env = (): Record<string, string> => ({ DATA_DIR: database.dataDir, DATABASE_URL: database.url });
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+});
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  servers = [];
+  await database.drop();
+});
+
+async function countRuns(): Promise<Map<string, number>> {
+  const url = database.url;
+  const dataSource = new DataSource(
+    url.startsWith('sqlite:')
+      ? { type: 'better-sqlite3', database: url.slice(7) }
+      : { type: 'postgres', url },
+  );
+  await dataSource.initialize();
+  try {
+    const rows: Array<{ migration: string; status: string }> = await dataSource.query(
+      'SELECT migration, status FROM migration_runs',
+    );
+    const succeeded = new Map<string, number>();
+    for (const row of rows)
+      if (row.status === 'Succeeded') succeeded.set(row.migration, (succeeded.get(row.migration) ?? 0) + 1);
+    return succeeded;
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+describe('start-up', () => {
+  it.each([
+    ['PORT', 'not-a-port'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['RATE_LIMIT', '-1'],
+    ['ENCRYPTION_KEY', 'too-short'],
+    ['MODULES', 'migrations,teleport'],
+  ])('stops with one line naming %s when it is bad', async (variable, value) => {
+    const result = await runMain({ ...env(), [variable]: value });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('creates and prints one admin key on the first start of an empty database, and never again', async () => {
+    const first = await startServer(env());
+    servers.push(first);
+    const key = /^\s+(pk_[\w-]{43})$/m.exec(first.output())?.[1];
+    expect(key).toBeDefined();
+    const response = await fetch(`http://127.0.0.1:${first.port}/api/v1/migration/getMigrationRuns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    await first.stop();
+    servers = [];
+    const second = await startServer(env());
+    servers.push(second);
+    expect(second.output()).not.toContain('pk_');
+    const mode = fs.statSync(path.join(database.dataDir, 'encryption.key')).mode & 0o777;
+    expect(mode).toBe(0o600);
+  });
+
+  it('brings up two instances started at the same moment, with one successful run per migration', async () => {
+    servers = await Promise.all([
+      startServer({ ...env(), API_KEYS: 'k'.repeat(20) }),
+      startServer({ ...env(), API_KEYS: 'k'.repeat(20) }),
+    ]);
+    const runs = await countRuns();
+    expect([...runs.keys()].sort()).toEqual(MIGRATIONS.map((migration) => migration.name).sort());
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+  });
+});
+
+describe('maintenance CLI', () => {
+  it('has --help on every command', async () => {
+    const commands = [
+      'migration:run',
+      'migration:revert',
+      'migration:status',
+      'api-key:create',
+      'api-key:list',
+      'api-key:revoke',
+      'openapi:export',
+      'encryption:rotate-key',
+    ];
+    const results = await Promise.all(commands.map((command) => runCli([command, '--help'], env())));
+    results.forEach((result, index) => {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: \\S+ ${commands[index]}`));
+    });
+  });
+
+  it('migrates, reports status, reverts and records each run as trigger "cli"', async () => {
+    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^pending\s+Init1763780000000/m);
+    const run = await runCli(['migration:run'], env());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Applied: Init1763780000000');
+    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^applied\s+Init1763780000000/m);
+    expect((await runCli(['migration:run'], env())).stdout).toContain('Nothing to migrate.');
+    const revert = await runCli(['migration:revert'], env());
+    expect(revert.stdout).toContain('Reverted: Init1763780000000');
+    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^pending\s+Init1763780000000/m);
+  });
+
+  it('creates, lists and revokes API keys; the key works until revoked', async () => {
+    await runCli(['migration:run'], env());
+    const created = await runCli(
+      ['api-key:create', '--name', 'ops team', '--scopes', 'migrations,mail'],
+      env(),
+    );
+    expect(created.code).toBe(0);
+    const key = /^(pk_[\w-]{43})$/m.exec(created.stdout)?.[1];
+    const id = /Created API key ([0-9a-f-]{36})/.exec(created.stdout)?.[1];
+    expect(key).toBeDefined();
+    const listed = await runCli(['api-key:list'], env());
+    expect(listed.stdout).toContain('ops team');
+    expect(listed.stdout).toContain('[migrations,mail]');
+    expect(listed.stdout).not.toContain(key);
+
+    const server = await startServer(env());
+    servers.push(server);
+    const call = () =>
+      fetch(`http://127.0.0.1:${server.port}/api/v1/migration/getMigrationRuns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    expect((await call()).status).toBe(200);
+    const revoked = await runCli(['api-key:revoke', id!], env());
+    expect(revoked.stdout).toContain('Revoked');
+    expect((await runCli(['api-key:list'], env())).stdout).toContain('revoked');
+    const bad = await runCli(['api-key:create', '--name', 'x', '--scopes', 'root'], env());
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('Unknown scope');
+  });
+
+  it('exports the OpenAPI document', async () => {
+    const file = path.join(database.dataDir, 'openapi.json');
+    const result = await runCli(['openapi:export', file], env());
+    expect(result.code).toBe(0);
+    const document = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(document.paths['/api/v1/migration/details'].post.operationId).toBe('Migration_Details');
+  });
+
+  it('rotates the encryption key file, keeping the old key readable as .previous', async () => {
+    await runCli(['migration:run'], env());
+    const keyFile = path.join(database.dataDir, 'encryption.key');
+    const before = fs.readFileSync(keyFile, 'utf8');
+    const result = await runCli(['encryption:rotate-key'], env());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Re-encrypted 0 secret\(s\) with key [0-9a-f]{8}/);
+    expect(fs.readFileSync(keyFile, 'utf8')).not.toBe(before);
+    expect(fs.readFileSync(`${keyFile}.previous`, 'utf8')).toBe(before);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+  });
+});
