@@ -8,6 +8,9 @@ const PURE_FOLDERS = [
   'src/scim/patch/**/*.ts',
   'src/scim/schema/**/*.ts',
   'src/device-webhook/signature/**/*.ts',
+  'src/device-webhook/smartapp/**/*.ts',
+  'src/replication/state/**/*.ts',
+  'src/mail/smtp/**/*.ts',
 ];
 
 export default tseslint.config(

@@ -1,5 +1,17 @@
 // Every schema migration, oldest first. A new migration (npm run typeorm -- migration:generate migrations/Name)
 // is added here by hand: an explicit list works the same under nest build, ts-node and jest.
 import { Init1763780000000 } from './1763780000000-Init.js';
+import { Schedules1763780000100 } from './1763780000100-Schedules.js';
+import { ScimUsers1763780000200 } from './1763780000200-ScimUsers.js';
+import { Mail1763780000300 } from './1763780000300-Mail.js';
+import { Replication1763780000400 } from './1763780000400-Replication.js';
+import { DeviceWebhook1763780000500 } from './1763780000500-DeviceWebhook.js';
 
-export const MIGRATIONS = [Init1763780000000];
+export const MIGRATIONS = [
+  Init1763780000000,
+  Schedules1763780000100,
+  ScimUsers1763780000200,
+  Mail1763780000300,
+  Replication1763780000400,
+  DeviceWebhook1763780000500,
+];

@@ -66,8 +66,13 @@ export async function createApp(
       imports: [AppModule.forRoot({ config, logger, dataSource }), ...extraModules],
     },
     new FastifyAdapter(fastifyOptions(config)),
-    { logger: new NestPinoLogger(logger), abortOnError: false },
-  );
+    // rawBody: the device webhook verifies SmartThings' HTTP signature over the exact bytes received.
+    { logger: new NestPinoLogger(logger), abortOnError: false, rawBody: true },
+  ).catch(async (error: unknown) => {
+    // The module graph did not build: nothing owns the data source yet.
+    await dataSource.destroy();
+    throw error;
+  });
   try {
     await configureHttp(app, config, logger);
     setupSwagger(app);

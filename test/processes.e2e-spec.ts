@@ -109,15 +109,23 @@ describe('maintenance CLI', () => {
   });
 
   it('migrates, reports status, reverts and records each run as trigger "cli"', async () => {
-    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^pending\s+Init1763780000000/m);
+    const first = MIGRATIONS[0].name;
+    const last = MIGRATIONS.at(-1)!.name;
+    expect((await runCli(['migration:status'], env())).stdout).toMatch(
+      new RegExp(`^pending\\s+${first}`, 'm'),
+    );
     const run = await runCli(['migration:run'], env());
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Applied: Init1763780000000');
-    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^applied\s+Init1763780000000/m);
+    expect(run.stdout).toContain(`Applied: ${MIGRATIONS.map((migration) => migration.name).join(', ')}`);
+    expect((await runCli(['migration:status'], env())).stdout).toMatch(
+      new RegExp(`^applied\\s+${last}`, 'm'),
+    );
     expect((await runCli(['migration:run'], env())).stdout).toContain('Nothing to migrate.');
     const revert = await runCli(['migration:revert'], env());
-    expect(revert.stdout).toContain('Reverted: Init1763780000000');
-    expect((await runCli(['migration:status'], env())).stdout).toMatch(/^pending\s+Init1763780000000/m);
+    expect(revert.stdout).toContain(`Reverted: ${last}`);
+    const status = (await runCli(['migration:status'], env())).stdout;
+    expect(status).toMatch(new RegExp(`^pending\\s+${last}`, 'm'));
+    expect(status).toMatch(new RegExp(`^applied\\s+${first}`, 'm'));
   });
 
   it('creates, lists and revokes API keys; the key works until revoked', async () => {

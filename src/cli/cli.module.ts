@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
+import { AREAS } from '../config/config.js';
 import type { CoreOptions } from '../core/core.module.js';
 import { ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './api-key.commands.js';
 import { EncryptionRotateKeyCommand } from './encryption.commands.js';
@@ -11,8 +12,9 @@ export class CliModule {
   static forRoot(options: CoreOptions): DynamicModule {
     return {
       module: CliModule,
-      // The areas' modules too, so commands reuse their services (e.g. secret stores for key rotation).
-      imports: [AppModule.forRoot(options)],
+      // Every area's module, whatever MODULES says, so maintenance covers all of them (e.g. every secret store
+      // for key rotation); commands reuse the areas' services.
+      imports: [AppModule.forRoot({ ...options, config: { ...options.config, modules: AREAS } })],
       providers: [
         MigrationRunCommand,
         MigrationRevertCommand,

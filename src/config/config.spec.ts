@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from './config.js';
+import { AREAS, ConfigError, loadConfig } from './config.js';
 
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp/pa-config-spec', ...env });
 
@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       publicOccurrences: true,
       bodyLimit: 1024 * 1024,
       rateLimit: 6000,
-      modules: ['migrations'],
+      modules: [...AREAS],
       corsOrigins: undefined,
       smartthings: {
         apiUrl: 'https://api.smartthings.com',

@@ -3,7 +3,7 @@
 import path from 'node:path';
 
 /** The areas this build serves; MODULES may name any of them (each area's issue adds its name here). */
-export const AREAS = ['migrations'] as const;
+export const AREAS = ['schedules', 'migrations', 'mail', 'webhook', 'users', 'replication'] as const;
 export type Area = (typeof AREAS)[number];
 
 export type DatabaseConfig =
@@ -34,11 +34,15 @@ export interface AppConfig {
     publicKey: string | undefined;
     keyUrl: string;
     apiUrl: string;
+    /** OAuth token endpoint for refreshing installed apps' tokens (SMARTTHINGS_TOKEN_URL). */
+    tokenUrl: string;
     clientId: string | undefined;
     clientSecret: string | undefined;
     verifySignatures: boolean;
   };
   replication: { serverId: string | undefined; staleSeconds: number };
+  /** Mail area: connecting, the greeting and the TLS upgrade may each take this long; other replies twice that. */
+  mail: { smtpTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -203,6 +207,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
       publicKey: publicKeyFile !== undefined ? `file:${path.resolve(publicKeyFile)}` : publicKeyInline,
       keyUrl: url(env, 'SMARTTHINGS_KEY_URL', 'https://key.smartthings.com'),
       apiUrl: url(env, 'SMARTTHINGS_API_URL', 'https://api.smartthings.com'),
+      // SmartThings' documented token endpoint; a non-default API URL (a proxy, a test double) serves it too.
+      tokenUrl: url(
+        env,
+        'SMARTTHINGS_TOKEN_URL',
+        text(env, 'SMARTTHINGS_API_URL') === undefined
+          ? 'https://auth-global.api.smartthings.com/oauth/token'
+          : `${url(env, 'SMARTTHINGS_API_URL', 'https://api.smartthings.com')}/oauth/token`,
+      ),
       clientId: text(env, 'SMARTTHINGS_CLIENT_ID'),
       clientSecret: text(env, 'SMARTTHINGS_CLIENT_SECRET'),
       verifySignatures: !boolean(env, 'SMARTTHINGS_DISABLE_SIGNATURE_VERIFICATION_UNSAFE', false),
@@ -211,6 +223,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       serverId: text(env, 'REPLICATION_SERVER_ID'),
       staleSeconds: integer(env, 'REPLICATION_STALE_SECONDS', 180, 1, 86_400 * 30),
     },
+    mail: { smtpTimeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 5000, 100, 120_000) },
   };
   return deepFreeze(config);
 }

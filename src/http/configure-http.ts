@@ -13,6 +13,7 @@ import { PlatformErrorCode } from '../errors/api-error.js';
 import { requestContext, type RequestContext } from '../logging/request-context.js';
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter } from './rate-limiter.js';
+import { routeLimitsOf } from './route-limits.js';
 
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -62,10 +63,21 @@ export async function configureHttp(
     });
   }
 
+  // Registered before app.init(), so it sees every Nest route as it is added.
+  fastify.addHook('onRoute', (route) => {
+    const limits = routeLimitsOf(route.config);
+    if (limits?.bodyLimit !== undefined) route.bodyLimit = Math.max(limits.bodyLimit, config.bodyLimit);
+    // REQUEST_TIMEOUT_MS 0 means no time-out at all: nothing to extend.
+    if (limits?.extraTimeoutMs !== undefined && config.requestTimeoutMs > 0) {
+      route.handlerTimeout = config.requestTimeoutMs + limits.extraTimeoutMs;
+    }
+  });
+
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
   fastify.removeContentTypeParser('text/plain');
   fastify.addContentTypeParser(
-    /^application\/[\w.+-]+\+json$/i,
+    // Fastify tests the whole header, parameters included (`application/scim+json; charset=utf-8`).
+    /^application\/[\w.+-]+\+json\s*(?:;.*)?$/i,
     { parseAs: 'string' },
     fastify.getDefaultJsonParser('error', 'error'),
   );

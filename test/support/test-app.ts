@@ -40,6 +40,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     API_KEYS: ADMIN_KEY,
     RATE_LIMIT: '0',
     LOG_LEVEL: 'info',
+    // Lets a developer boot only some areas while others are half-built: TEST_MODULES=schedules,migrations.
+    ...(process.env.TEST_MODULES ? { MODULES: process.env.TEST_MODULES } : {}),
     ...options.env,
   });
   const logs: Array<Record<string, unknown>> = [];

@@ -1,0 +1,237 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { tenantOf } from '../common/dto/context.dto.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { ROOT_LOGGER } from '../core/core.module.js';
+import { currentCorrelationId } from '../logging/request-context.js';
+import type {
+  DeliveryAttempt,
+  SendTestMessageResponse,
+  VerifySmtpConfigurationResponse,
+} from './dto/mail-responses.dto.js';
+import type { SendTestMessageRequest, SmtpIdentityRequest } from './dto/smtp-configuration.dto.js';
+import type { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
+import { MailError, MailOutcomeCode } from './mail.errors.js';
+import { sendSmtp, verifySmtp, type SmtpLimits } from './smtp/smtp-client.js';
+import { tlsModeOf, type TlsMode } from './smtp/smtp-endpoint.js';
+import {
+  describeConfiguration,
+  SecretUnavailableError,
+  SmtpConfigurationsService,
+} from './smtp-configurations.service.js';
+
+/** A whole session may take this many per-phase time-outs (connect, greeting, TLS, AUTH, MAIL/RCPT/DATA). */
+const SESSION_TIMEOUTS = 4;
+/** Kept back from the request time-out so a fail-over that runs out of time still answers, not the 503 guard. */
+const ANSWER_RESERVE_MS = 1000;
+
+const TLS_TEXT: Record<TlsMode, string> = {
+  Implicit: 'implicit TLS',
+  StartTls: 'STARTTLS',
+  None: 'no TLS',
+};
+
+/** Talks to SMTP servers on behalf of a tenant: verify one configuration, send a test message with fail-over. */
+@Injectable()
+export class MailDeliveryService {
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly configurations: SmtpConfigurationsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ROOT_LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ area: 'mail' });
+  }
+
+  private limits(remainingMs = Number.POSITIVE_INFINITY): SmtpLimits {
+    const timeoutMs = this.config.mail.smtpTimeoutMs;
+    return {
+      timeoutMs: Math.max(1, Math.min(timeoutMs, remainingMs)),
+      deadlineMs: Math.max(1, Math.min(timeoutMs * SESSION_TIMEOUTS, remainingMs)),
+    };
+  }
+
+  async verify(request: SmtpIdentityRequest): Promise<VerifySmtpConfigurationResponse> {
+    const identity = this.configurations.identityOf(request);
+    const row = await this.configurations.find(identity);
+    if (row === null) throw MailError.notFound(identity, { Result: null });
+    const started = Date.now();
+    const base = {
+      Host: row.host,
+      Port: row.port,
+      Username: row.username === '' ? null : row.username,
+      Tls: tlsModeOf(row),
+    };
+    let endpoint;
+    try {
+      endpoint = this.configurations.endpointOf(row);
+    } catch (error) {
+      if (!(error instanceof SecretUnavailableError)) throw error;
+      return {
+        Succeeded: false,
+        Message: error.message,
+        Code: MailOutcomeCode.SecretUnavailable,
+        Result: { ...base, Authenticated: false, DurationMs: 0 },
+      };
+    }
+    const result = await verifySmtp(endpoint, this.limits());
+    const durationMs = Date.now() - started;
+    if (!result.ok) {
+      this.logger.warn(
+        { ...identity, code: result.code, durationMs },
+        `SMTP verification failed: ${result.message}`,
+      );
+      return {
+        Succeeded: false,
+        Message: result.message,
+        Code: result.code,
+        Result: { ...base, Authenticated: false, DurationMs: durationMs },
+      };
+    }
+    const login = result.authenticated ? `, logged in as "${row.username}"` : ', no login';
+    return {
+      Succeeded: true,
+      Message: `Connected to ${row.host}:${row.port} with ${TLS_TEXT[result.tls]}${login} (${durationMs} ms).`,
+      Code: MailOutcomeCode.Verified,
+      Result: { ...base, Authenticated: result.authenticated, DurationMs: durationMs },
+    };
+  }
+
+  /** Tries the enabled configurations in priority order; the next one only after a failure it could fix. */
+  async sendTestMessage(request: SendTestMessageRequest): Promise<SendTestMessageResponse> {
+    const tenant = tenantOf(request.Context);
+    const rows = await this.configurations.enabledFor(tenant);
+    const result = { Host: null, Port: null, Username: null, MessageId: null, Accepted: [], Attempts: [] };
+    if (rows.length === 0) {
+      return {
+        Succeeded: false,
+        Message: `Tenant "${tenant}" has no enabled SMTP configuration.`,
+        Code: MailOutcomeCode.NoSmtpConfiguration,
+        Result: result,
+      };
+    }
+    const started = Date.now();
+    const budgetMs =
+      this.config.requestTimeoutMs > 0
+        ? Math.max(this.config.requestTimeoutMs - ANSWER_RESERVE_MS, ANSWER_RESERVE_MS)
+        : Number.POSITIVE_INFINITY;
+    const attempts: DeliveryAttempt[] = [];
+    for (const [index, row] of rows.entries()) {
+      const remainingMs = budgetMs - (Date.now() - started);
+      if (remainingMs <= 0) {
+        attempts.push(...rows.slice(index).map((skipped) => notAttempted(skipped)));
+        break;
+      }
+      const attempt = await this.attempt(tenant, row, request.To, this.limits(remainingMs));
+      attempts.push(attempt.report);
+      if (attempt.delivered) {
+        this.logger.info(
+          { tenant, host: row.host, port: row.port, attempts: attempts.length },
+          'SMTP test message sent',
+        );
+        const failedBefore = attempts.length - 1;
+        return {
+          Succeeded: true,
+          Message:
+            `Test message sent to ${request.To} through ${row.host}:${row.port}` +
+            (failedBefore > 0 ? ` after ${failedBefore} failed configuration(s).` : '.'),
+          Code: MailOutcomeCode.Sent,
+          Result: {
+            Host: row.host,
+            Port: row.port,
+            Username: attempt.report.Username,
+            MessageId: attempt.delivered.messageId,
+            Accepted: attempt.delivered.accepted,
+            Attempts: attempts,
+          },
+        };
+      }
+      if (!attempt.failOver) break;
+    }
+    const codes = [
+      ...new Set(attempts.filter((a) => a.Code !== String(MailOutcomeCode.NotAttempted)).map((a) => a.Code)),
+    ];
+    return {
+      Succeeded: false,
+      Message: `No SMTP configuration delivered the test message. ${attempts.map((a) => a.Message).join(' ')}`,
+      Code: codes.length === 1 ? codes[0] : MailOutcomeCode.DeliveryFailed,
+      Result: { ...result, Attempts: attempts },
+    };
+  }
+
+  private async attempt(
+    tenant: string,
+    row: SmtpConfiguration,
+    to: string,
+    limits: SmtpLimits,
+  ): Promise<{
+    report: DeliveryAttempt;
+    delivered?: { messageId: string; accepted: string[] };
+    failOver: boolean;
+  }> {
+    const started = Date.now();
+    const report = (succeeded: boolean, code: string, message: string): DeliveryAttempt => ({
+      Host: row.host,
+      Port: row.port,
+      Username: row.username === '' ? null : row.username,
+      Priority: row.priority,
+      Succeeded: succeeded,
+      Code: code,
+      Message: message,
+      DurationMs: Date.now() - started,
+    });
+    let endpoint;
+    try {
+      endpoint = this.configurations.endpointOf(row);
+    } catch (error) {
+      if (!(error instanceof SecretUnavailableError)) throw error;
+      this.logger.warn({ tenant, host: row.host, port: row.port }, error.message);
+      return { report: report(false, MailOutcomeCode.SecretUnavailable, error.message), failOver: true };
+    }
+    const correlationId = currentCorrelationId();
+    const result = await sendSmtp(
+      endpoint,
+      {
+        from: row.senderAddress,
+        to,
+        bcc: row.bcc,
+        subject: 'Test message from platform-api',
+        text:
+          `This test message was sent by platform-api for tenant "${tenant}" through ${row.host}:${row.port} ` +
+          `at ${new Date().toISOString()}. No action is needed.`,
+        headers: correlationId === undefined ? {} : { 'X-Correlation-Id': correlationId },
+      },
+      limits,
+    );
+    if (result.ok) {
+      return {
+        report: report(
+          true,
+          MailOutcomeCode.Sent,
+          `Sent through ${row.host}:${row.port} with ${TLS_TEXT[result.tls]}.`,
+        ),
+        delivered: { messageId: result.messageId, accepted: result.accepted },
+        failOver: false,
+      };
+    }
+    this.logger.warn(
+      { tenant, host: row.host, port: row.port, username: row.username, code: result.code },
+      `SMTP delivery attempt failed: ${result.message}`,
+    );
+    return { report: report(false, result.code, result.message), failOver: result.failOver };
+  }
+}
+
+function notAttempted(row: SmtpConfiguration): DeliveryAttempt {
+  return {
+    Host: row.host,
+    Port: row.port,
+    Username: row.username === '' ? null : row.username,
+    Priority: row.priority,
+    Succeeded: false,
+    Code: MailOutcomeCode.NotAttempted,
+    Message: `${describeConfiguration(row)} was not tried: the request ran out of time.`,
+    DurationMs: 0,
+  };
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
+import { MailDeliveryService } from './mail-delivery.service.js';
+import { MailController } from './mail.controller.js';
+import { SmtpConfigurationsService } from './smtp-configurations.service.js';
+
+/** Mail (DESIGN §5): SMTP configurations per tenant, verified and used with nodemailer. */
+@Module({
+  imports: [TypeOrmModule.forFeature([SmtpConfiguration])],
+  controllers: [MailController],
+  providers: [SmtpConfigurationsService, MailDeliveryService],
+})
+export class MailModule {}

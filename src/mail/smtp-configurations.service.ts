@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import { QueryFailedError, type Repository } from 'typeorm';
+import { tenantOf } from '../common/dto/context.dto.js';
+import { ROOT_LOGGER } from '../core/core.module.js';
+import { EncryptionService } from '../crypto/encryption.service.js';
+import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
+import { PlatformError } from '../errors/api-error.js';
+import type { SmtpConfigurationView } from './dto/mail-responses.dto.js';
+import type { EnsureSmtpConfigurationRequest, SmtpIdentityRequest } from './dto/smtp-configuration.dto.js';
+import { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
+import { MailError, MailOutcomeCode } from './mail.errors.js';
+import { tlsModeOf, type SmtpEndpoint } from './smtp/smtp-endpoint.js';
+import { normalizeSmtpHost } from './smtp/smtp-host.js';
+import { readSecretInput, type SecretInput } from './smtp/smtp-secret-input.js';
+
+export interface SmtpIdentity {
+  tenant: string;
+  host: string;
+  port: number;
+  username: string;
+}
+
+export interface EnsureOutcome {
+  code: MailOutcomeCode.Created | MailOutcomeCode.Updated | MailOutcomeCode.Unchanged;
+  message: string;
+}
+
+type Settings = Pick<
+  SmtpConfiguration,
+  'ssl' | 'authRequired' | 'allowInvalidCertificate' | 'senderAddress' | 'priority' | 'enabled' | 'bcc'
+>;
+
+/** Field names as the client knows them, for "updated (Priority, Password)" messages. */
+const FIELD_NAMES: Record<keyof Settings | 'passwordCiphertext' | 'internalPasswordCiphertext', string> = {
+  ssl: 'Ssl',
+  authRequired: 'AuthRequired',
+  allowInvalidCertificate: 'AllowInvalidCertificate',
+  senderAddress: 'SenderAddress',
+  priority: 'Priority',
+  enabled: 'Enabled',
+  bcc: 'BCC',
+  passwordCiphertext: 'Password',
+  internalPasswordCiphertext: 'InternalPassword',
+};
+
+/** Another request may create or remove the same identity between our read and our write; retry that often. */
+const MAX_ENSURE_ATTEMPTS = 3;
+
+export class SecretUnavailableError extends Error {
+  override name = 'SecretUnavailableError';
+}
+
+/** Stores, lists and removes SMTP configurations (DESIGN §5); owns their secrets at rest. */
+@Injectable()
+export class SmtpConfigurationsService implements OnModuleInit {
+  private readonly logger: Logger;
+
+  constructor(
+    @InjectRepository(SmtpConfiguration) private readonly configurations: Repository<SmtpConfiguration>,
+    private readonly encryption: EncryptionService,
+    private readonly secretStores: SecretStoreRegistry,
+    @Inject(ROOT_LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ area: 'mail' });
+  }
+
+  onModuleInit(): void {
+    this.secretStores.register({
+      name: 'mail.smtp_configurations',
+      reencrypt: (rewrite) => this.reencrypt(rewrite),
+    });
+  }
+
+  identityOf(request: SmtpIdentityRequest): SmtpIdentity {
+    return {
+      tenant: tenantOf(request.Context),
+      host: normalizeSmtpHost(request.Host),
+      port: request.Port,
+      username: request.Username ?? '',
+    };
+  }
+
+  /** Operation 4: create, or update the non-identity fields; concurrent identical calls all succeed. */
+  async ensure(request: EnsureSmtpConfigurationRequest): Promise<EnsureOutcome> {
+    const identity = this.identityOf(request);
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.configurations.findOneBy({ ...identity });
+      if (existing === null) {
+        try {
+          await this.configurations.insert(this.newRow(identity, request));
+        } catch (error) {
+          // The unique index decided a race: someone created it first, so this call becomes an update.
+          if (isUniqueViolation(error) && attempt < MAX_ENSURE_ATTEMPTS) continue;
+          throw error;
+        }
+        this.logger.info({ ...identity }, 'SMTP configuration created');
+        return { code: MailOutcomeCode.Created, message: `${describeConfiguration(identity)} created.` };
+      }
+      const patch = this.changes(existing, request);
+      const changed = Object.keys(patch) as Array<keyof typeof FIELD_NAMES>;
+      if (changed.length === 0) {
+        return {
+          code: MailOutcomeCode.Unchanged,
+          message: `${describeConfiguration(identity)} is unchanged.`,
+        };
+      }
+      const result = await this.configurations.update(
+        { id: existing.id },
+        { ...patch, updatedAt: new Date() },
+      );
+      // Removed between our read and our write: start over, which creates it again.
+      if (result.affected === 0 && attempt < MAX_ENSURE_ATTEMPTS) continue;
+      const names = changed.map((key) => FIELD_NAMES[key]);
+      this.logger.info({ ...identity, changed: names }, 'SMTP configuration updated');
+      return {
+        code: MailOutcomeCode.Updated,
+        message: `${describeConfiguration(identity)} updated (${names.join(', ')}).`,
+      };
+    }
+  }
+
+  async list(domain: string | null | undefined): Promise<SmtpConfigurationView[]> {
+    const tenant = tenantOf({ Domain: domain });
+    const rows = await this.configurations.find({
+      where: { tenant },
+      order: { priority: 'ASC', host: 'ASC', port: 'ASC', username: 'ASC' },
+    });
+    return rows.map(toView);
+  }
+
+  async remove(request: SmtpIdentityRequest): Promise<string> {
+    const identity = this.identityOf(request);
+    const result = await this.configurations.delete({ ...identity });
+    if (!result.affected) throw MailError.notFound(identity);
+    this.logger.info({ ...identity }, 'SMTP configuration removed');
+    return `${describeConfiguration(identity)} removed.`;
+  }
+
+  async find(identity: SmtpIdentity): Promise<SmtpConfiguration | null> {
+    return this.configurations.findOneBy({ ...identity });
+  }
+
+  /** The tenant's enabled configurations in fail-over order. */
+  async enabledFor(tenant: string): Promise<SmtpConfiguration[]> {
+    return this.configurations.find({
+      where: { tenant, enabled: true },
+      order: { priority: 'ASC', host: 'ASC', port: 'ASC', username: 'ASC' },
+    });
+  }
+
+  /** The connection settings with the password decrypted, only for the moment of a session. */
+  endpointOf(row: SmtpConfiguration): SmtpEndpoint {
+    let password: string | null = null;
+    if (row.passwordCiphertext !== null) {
+      try {
+        password = this.encryption.decrypt(row.passwordCiphertext);
+      } catch (error) {
+        throw new SecretUnavailableError(
+          `The stored password of ${describeConfiguration(row)} cannot be decrypted (${(error as Error).message}).`,
+        );
+      }
+    }
+    return {
+      host: row.host,
+      port: row.port,
+      ssl: row.ssl,
+      authRequired: row.authRequired,
+      allowInvalidCertificate: row.allowInvalidCertificate,
+      username: row.username,
+      password,
+    };
+  }
+
+  private newRow(identity: SmtpIdentity, request: EnsureSmtpConfigurationRequest): SmtpConfiguration {
+    const password = readSecretInput(request.Password);
+    const internal = readSecretInput(request.InternalPassword);
+    const authRequired = request.AuthRequired ?? false;
+    if (authRequired && password.kind !== 'set') throw passwordRequired('a new configuration');
+    const now = new Date();
+    return Object.assign(new SmtpConfiguration(), {
+      id: randomUUID(),
+      ...identity,
+      ssl: request.Ssl ?? false,
+      authRequired,
+      allowInvalidCertificate: request.AllowInvalidCertificate ?? false,
+      passwordCiphertext: password.kind === 'set' ? this.encryption.encrypt(password.value) : null,
+      internalPasswordCiphertext: internal.kind === 'set' ? this.encryption.encrypt(internal.value) : null,
+      senderAddress: request.SenderAddress.trim(),
+      priority: request.Priority ?? 0,
+      enabled: request.Enabled ?? true,
+      bcc: normalizeBcc(request.BCC),
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  /** Only what differs; absent optional fields keep their stored values. */
+  private changes(
+    existing: SmtpConfiguration,
+    request: EnsureSmtpConfigurationRequest,
+  ): Partial<SmtpConfiguration> {
+    const wanted: Settings = {
+      ssl: request.Ssl ?? existing.ssl,
+      authRequired: request.AuthRequired ?? existing.authRequired,
+      allowInvalidCertificate: request.AllowInvalidCertificate ?? existing.allowInvalidCertificate,
+      senderAddress: request.SenderAddress.trim(),
+      priority: request.Priority ?? existing.priority,
+      enabled: request.Enabled ?? existing.enabled,
+      bcc: request.BCC === undefined ? existing.bcc : normalizeBcc(request.BCC),
+    };
+    const patch: Partial<SmtpConfiguration> = {};
+    for (const key of Object.keys(wanted) as Array<keyof Settings>) {
+      if (JSON.stringify(wanted[key]) !== JSON.stringify(existing[key])) {
+        Object.assign(patch, { [key]: wanted[key] });
+      }
+    }
+    const password = this.secretChange(existing.passwordCiphertext, readSecretInput(request.Password));
+    if (password !== undefined) patch.passwordCiphertext = password;
+    const internal = this.secretChange(
+      existing.internalPasswordCiphertext,
+      readSecretInput(request.InternalPassword),
+    );
+    if (internal !== undefined) patch.internalPasswordCiphertext = internal;
+
+    const hasPassword = password === undefined ? existing.passwordCiphertext !== null : password !== null;
+    if (wanted.authRequired && !hasPassword) throw passwordRequired('this configuration (none is stored)');
+    return patch;
+  }
+
+  /** undefined: no change; null: remove; a string: the new ciphertext. */
+  private secretChange(stored: string | null, input: SecretInput): string | null | undefined {
+    switch (input.kind) {
+      case 'keep':
+        return undefined;
+      case 'clear':
+        return stored === null ? undefined : null;
+      case 'set':
+        // Re-sending the same secret is "Unchanged", not a fresh ciphertext (and an Updated) on every call.
+        return stored !== null && this.decryptsTo(stored, input.value)
+          ? undefined
+          : this.encryption.encrypt(input.value);
+    }
+  }
+
+  private decryptsTo(ciphertext: string, plaintext: string): boolean {
+    try {
+      return this.encryption.decrypt(ciphertext) === plaintext;
+    } catch {
+      return false;
+    }
+  }
+
+  /** SecretStore for `encryption:rotate-key`: every stored secret, in one transaction. */
+  private async reencrypt(rewrite: (ciphertext: string) => string): Promise<number> {
+    return this.configurations.manager.transaction(async (manager) => {
+      const rows = await manager.find(SmtpConfiguration, {
+        select: { id: true, passwordCiphertext: true, internalPasswordCiphertext: true },
+      });
+      let count = 0;
+      for (const row of rows) {
+        const patch: Partial<SmtpConfiguration> = {};
+        if (row.passwordCiphertext !== null) patch.passwordCiphertext = rewrite(row.passwordCiphertext);
+        if (row.internalPasswordCiphertext !== null)
+          patch.internalPasswordCiphertext = rewrite(row.internalPasswordCiphertext);
+        const rewritten = Object.keys(patch).length;
+        if (rewritten === 0) continue;
+        await manager.update(SmtpConfiguration, { id: row.id }, patch);
+        count += rewritten;
+      }
+      return count;
+    });
+  }
+}
+
+export function describeConfiguration(
+  identity: Pick<SmtpIdentity, 'tenant' | 'host' | 'port' | 'username'>,
+): string {
+  const user = identity.username === '' ? 'no username' : `username "${identity.username}"`;
+  return `SMTP configuration ${identity.host}:${identity.port} (${user}) of tenant "${identity.tenant}"`;
+}
+
+function toView(row: SmtpConfiguration): SmtpConfigurationView {
+  return {
+    Domain: row.tenant,
+    Host: row.host,
+    Port: row.port,
+    Ssl: row.ssl,
+    Tls: tlsModeOf(row),
+    AuthRequired: row.authRequired,
+    Username: row.username === '' ? null : row.username,
+    HasPassword: row.passwordCiphertext !== null,
+    HasInternalPassword: row.internalPasswordCiphertext !== null,
+    SenderAddress: row.senderAddress,
+    Priority: row.priority,
+    Enabled: row.enabled,
+    BCC: row.bcc,
+    AllowInvalidCertificate: row.allowInvalidCertificate,
+    CreatedAt: new Date(row.createdAt).toISOString(),
+    UpdatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+/** Trimmed, without repeats (addresses compared case-insensitively, as mailbox domains are). */
+function normalizeBcc(bcc: readonly string[] | null | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const address of bcc ?? []) {
+    const trimmed = address.trim();
+    const key = trimmed.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(trimmed);
+  }
+  return out;
+}
+
+function passwordRequired(what: string): PlatformError {
+  return PlatformError.validation([
+    { Field: 'Password', Message: `Password is required when AuthRequired is true for ${what}` },
+  ]);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError: unknown = error.driverError;
+  const code =
+    driverError !== null && typeof driverError === 'object' && 'code' in driverError
+      ? driverError.code
+      : undefined;
+  // PostgreSQL unique_violation; better-sqlite3's extended result code.
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,243 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+// Request DTOs check shapes and types; the recurrence engine checks meaning (zones, RRULE, durations, dates) and
+// names the field (e.g. ScheduleItems[0].Recurrence.Pattern).
+
+export class RecurrenceExceptionInput {
+  @ApiPropertyOptional({
+    example: '2026-03-16T08:00:00Z',
+    description: 'Start instant of the occurrence it changes',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  OriginalTime?: string | null;
+
+  @ApiPropertyOptional({ example: false })
+  @IsOptional()
+  @IsBoolean()
+  IsDeleted?: boolean | null;
+
+  @ApiPropertyOptional({ example: null, description: 'New start as a local wall time in the item zone' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  NewStart?: string | null;
+
+  @ApiPropertyOptional({ example: null, description: 'New end as a local wall time in the item zone' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  NewEnd?: string | null;
+
+  @ApiPropertyOptional({
+    example: '2026-03-17T12:00:00Z',
+    description: 'New start instant (wins over NewStart)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  NewStartTime?: string | null;
+
+  @ApiPropertyOptional({ example: '2026-03-17T12:30:00Z', description: 'New end instant (wins over NewEnd)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  NewEndTime?: string | null;
+}
+
+export class RecurrenceInput {
+  @ApiPropertyOptional({
+    example: '2026-01-05T09:00:00',
+    description: 'Series start (DTSTART); wall time in the item zone or an instant',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  StartTime?: string | null;
+
+  @ApiPropertyOptional({ example: '2026-12-31T23:59:59Z', description: 'Series end (UNTIL, inclusive)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  EndTime?: string | null;
+
+  @ApiPropertyOptional({ example: '-PT15M', description: 'Signed ISO 8601 duration added to every start' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  Offset?: string | null;
+
+  @ApiPropertyOptional({ example: 0, description: 'COUNT; 0 or absent = unbounded' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  EndCount?: number | null;
+
+  @ApiPropertyOptional({
+    example: 'Weekly',
+    description: 'None, Secondly, Minutely, Hourly, Daily, Weekly, Monthly, Yearly (any case)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(20)
+  RecurrenceType?: string | null;
+
+  @ApiPropertyOptional({ example: '1', description: 'Positive integer as text' })
+  @Allow()
+  Interval?: string | number | null;
+
+  @ApiPropertyOptional({
+    example: 'PT1H',
+    description: 'ISO 8601 duration of each occurrence; default End − Start',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  Duration?: string | null;
+
+  @ApiPropertyOptional({
+    example: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+    description: 'RFC 5545 RRULE (RRULE: prefix allowed); authoritative',
+  })
+  @Allow()
+  Pattern?: unknown;
+
+  @ApiPropertyOptional({ type: [RecurrenceExceptionInput] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => RecurrenceExceptionInput)
+  Exceptions?: RecurrenceExceptionInput[] | null;
+}
+
+export class ScheduleItemInput {
+  @ApiPropertyOptional({ example: 'Stand-up' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  Name?: string | null;
+
+  @ApiProperty({ example: '2026-01-05T09:00:00+01:00', description: 'Start of the first occurrence' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(40)
+  Start!: string;
+
+  @ApiPropertyOptional({ example: '2026-01-05T09:15:00+01:00', description: 'End of the first occurrence' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  End?: string | null;
+
+  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA or Windows zone id; absent = UTC' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  StartTimeZone?: string | null;
+
+  @ApiPropertyOptional({ type: RecurrenceInput, nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RecurrenceInput)
+  Recurrence?: RecurrenceInput | null;
+}
+
+export class ScheduleInput {
+  @ApiProperty({ type: [ScheduleItemInput] })
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => ScheduleItemInput)
+  ScheduleItems!: ScheduleItemInput[];
+}
+
+export class ListSchedulesQuery {
+  @ApiPropertyOptional({ example: 1, description: '1-based, default 1' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  PageIndex?: number;
+
+  @ApiPropertyOptional({ example: 20, description: 'default 20, at most 500' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  PageSize?: number;
+}
+
+// Responses (documented field names and casing; every field present, null when empty).
+
+export class RecurrenceExceptionDto {
+  @ApiProperty({ example: '4b0f2b1e-8c1d-4c1e-9f5e-2f1d8f2a9e01' }) Id!: string;
+  @ApiProperty({ example: '7d4e0f3a-1b2c-4d5e-8f90-a1b2c3d4e5f6' }) RecurrenceId!: string;
+  @ApiProperty({ nullable: true, example: '2026-03-16T08:00:00Z' }) OriginalTime!: string | null;
+  @ApiProperty({ example: false }) IsDeleted!: boolean;
+  @ApiProperty({ nullable: true, example: null }) NewStart!: string | null;
+  @ApiProperty({ nullable: true, example: null }) NewEnd!: string | null;
+  @ApiProperty({ nullable: true, example: '2026-03-17T12:00:00Z' }) NewStartTime!: string | null;
+  @ApiProperty({ nullable: true, example: '2026-03-17T12:30:00Z' }) NewEndTime!: string | null;
+}
+
+export class RecurrenceDto {
+  @ApiProperty({ example: '7d4e0f3a-1b2c-4d5e-8f90-a1b2c3d4e5f6' }) Id!: string;
+  @ApiProperty({ nullable: true, example: '2026-01-05T09:00:00' }) StartTime!: string | null;
+  @ApiProperty({ nullable: true, example: null }) EndTime!: string | null;
+  @ApiProperty({ nullable: true, example: null }) Offset!: string | null;
+  @ApiProperty({ nullable: true, example: 0 }) EndCount!: number | null;
+  @ApiProperty({ nullable: true, example: 'Weekly' }) RecurrenceType!: string | null;
+  @ApiProperty({ nullable: true, example: '1' }) Interval!: string | null;
+  @ApiProperty({ nullable: true, example: 'PT15M' }) Duration!: string | null;
+  @ApiProperty({ nullable: true, example: 'FREQ=WEEKLY;BYDAY=MO,WE,FR' }) Pattern!: string | null;
+  @ApiProperty({ type: [RecurrenceExceptionDto] }) Exceptions!: RecurrenceExceptionDto[];
+}
+
+export class ScheduleItemDto {
+  @ApiProperty({ example: '0c5b2f7e-3a41-4c8e-9a3b-5f6e7d8c9b0a' }) Id!: string;
+  @ApiProperty({ nullable: true, example: 'Stand-up' }) Name!: string | null;
+  @ApiProperty({ example: '2026-01-05T09:00:00+01:00' }) Start!: string;
+  @ApiProperty({ nullable: true, example: '2026-01-05T09:15:00+01:00' }) End!: string | null;
+  @ApiProperty({ nullable: true, example: 'Europe/Berlin' }) StartTimeZone!: string | null;
+  @ApiProperty({ type: RecurrenceDto, nullable: true }) Recurrence!: RecurrenceDto | null;
+}
+
+export class ScheduleDto {
+  @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' }) Id!: string;
+  @ApiProperty({ type: [ScheduleItemDto] }) ScheduleItems!: ScheduleItemDto[];
+}
+
+export class ScheduleResponse {
+  @ApiProperty({ example: true }) Succeeded!: boolean;
+  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: ScheduleDto }) Result!: ScheduleDto;
+}
+
+export class ScheduleListResponse {
+  @ApiProperty({ example: true }) Succeeded!: boolean;
+  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: [ScheduleDto] }) Result!: ScheduleDto[];
+  @ApiProperty({ example: 1 }) PageIndex!: number;
+  @ApiProperty({ example: 3 }) TotalPages!: number;
+  @ApiProperty({ example: false }) HasPreviousPage!: boolean;
+  @ApiProperty({ example: true }) HasNextPage!: boolean;
+}

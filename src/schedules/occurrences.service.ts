@@ -1,0 +1,134 @@
+// Operation 1 and the occurrence listing (DESIGN §3): answers come from cached compiled series, which jump straight
+// to the window and stop at the first overlapping occurrence.
+import { Injectable } from '@nestjs/common';
+import type { FieldError } from '../errors/api-error.js';
+import type { HasOccurrencesGroupedRequest, OccurrenceDto, OccurrencesQuery } from './dto/occurrence.dto.js';
+import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
+import { SeriesCache, type CompiledItem } from './series-cache.js';
+
+const MAX_IDS = 50_000;
+const MAX_OCCURRENCES = 10_000;
+const HAS_OFFSET = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
+
+export interface GroupedAnswer {
+  groups: Record<string, boolean>;
+  unknownIds: string[];
+}
+
+export interface OccurrenceListing {
+  occurrences: OccurrenceDto[];
+  unknownIds: string[];
+}
+
+@Injectable()
+export class OccurrencesService {
+  constructor(private readonly cache: SeriesCache) {}
+
+  async hasOccurrencesGrouped(request: HasOccurrencesGroupedRequest): Promise<GroupedAnswer> {
+    const errors: FieldError[] = [];
+    const [start, end] = window(request.Start, request.End, errors);
+    const seen = new Set<string>();
+    let total = 0;
+    request.Groups.forEach((group, index) => {
+      if (seen.has(group.Key))
+        errors.push({
+          Field: `Groups[${index}].Key`,
+          Message: `Key "${group.Key}" is used by an earlier group`,
+        });
+      seen.add(group.Key);
+      total += group.ScheduleIds?.length ?? 0;
+    });
+    if (total > MAX_IDS)
+      errors.push({
+        Field: 'Groups',
+        Message: `Groups must not hold more than ${MAX_IDS} schedule ids in all (got ${total})`,
+      });
+    if (errors.length > 0) throw ScheduleError.invalid(errors);
+
+    const ids = [
+      ...new Set(request.Groups.flatMap((group) => (group.ScheduleIds ?? []).map((id) => id.toLowerCase()))),
+    ];
+    const compiled = await this.cache.getMany(ids);
+    // A null-prototype object: group keys such as "__proto__" are plain keys here.
+    const groups = Object.create(null) as Record<string, boolean>;
+    for (const group of request.Groups) {
+      groups[group.Key] = (group.ScheduleIds ?? []).some((id) =>
+        anyOverlap(compiled.get(id.toLowerCase()), start, end),
+      );
+    }
+    return {
+      groups,
+      unknownIds: unknown(
+        request.Groups.flatMap((group) => group.ScheduleIds ?? []),
+        compiled,
+      ),
+    };
+  }
+
+  async list(query: OccurrencesQuery): Promise<OccurrenceListing> {
+    const errors: FieldError[] = [];
+    const [start, end] = window(query.Start, query.End, errors);
+    if (errors.length > 0) throw ScheduleError.invalid(errors);
+    const ids = [...new Set(query.ScheduleIds.map((id) => id.toLowerCase()))];
+    const compiled = await this.cache.getMany(ids);
+    const occurrences: OccurrenceDto[] = [];
+    for (const id of ids) {
+      for (const item of compiled.get(id) ?? []) {
+        for (const occurrence of item.series.occurrencesIn(start, end, MAX_OCCURRENCES + 1)) {
+          occurrences.push({
+            ScheduleId: id,
+            ScheduleItemId: item.itemId,
+            Start: new Date(occurrence.start).toISOString(),
+            End: new Date(occurrence.end).toISOString(),
+            IsMoved: occurrence.isMoved,
+          });
+        }
+        if (occurrences.length > MAX_OCCURRENCES) {
+          throw new ScheduleError(
+            ScheduleErrorCode.TooManyOccurrences,
+            `More than ${MAX_OCCURRENCES} occurrences overlap the window; ask for a smaller window.`,
+            [
+              {
+                Field: 'End',
+                Message: `the window holds more than ${MAX_OCCURRENCES} occurrences; choose an earlier End`,
+              },
+            ],
+          );
+        }
+      }
+    }
+    occurrences.sort((a, b) =>
+      a.Start < b.Start ? -1 : a.Start > b.Start ? 1 : a.ScheduleId.localeCompare(b.ScheduleId),
+    );
+    return { occurrences, unknownIds: unknown(query.ScheduleIds, compiled) };
+  }
+}
+
+function anyOverlap(items: readonly CompiledItem[] | undefined, start: number, end: number): boolean {
+  return items !== undefined && items.some((item) => item.series.hasOccurrenceIn(start, end));
+}
+
+function unknown(ids: readonly string[], compiled: Map<string, unknown>): string[] {
+  return [...new Set(ids.filter((id) => !compiled.has(id.toLowerCase())))];
+}
+
+/** Start/End as instants; a date-time without offset is read as UTC (documented). End must be after Start. */
+function window(startText: string, endText: string, errors: FieldError[]): [number, number] {
+  const instant = (text: string, field: string): number => {
+    const trimmed = text.trim();
+    const iso = /^\d{4}-\d\d-\d\d$/.test(trimmed)
+      ? `${trimmed}T00:00:00Z`
+      : HAS_OFFSET.test(trimmed)
+        ? trimmed
+        : `${trimmed}Z`;
+    const value = Date.parse(iso);
+    if (Number.isNaN(value)) errors.push({ Field: field, Message: `${field} must be an ISO 8601 date-time` });
+    return value;
+  };
+  const start = instant(startText, 'Start');
+  const end = instant(endText, 'End');
+  if (!Number.isNaN(start) && !Number.isNaN(end) && end <= start) {
+    errors.push({ Field: 'End', Message: 'End must be later than Start' });
+  }
+  return [start, end];
+}

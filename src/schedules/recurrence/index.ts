@@ -1,0 +1,6 @@
+// Public surface of the recurrence engine (RFC 5545 recurrence sets for DESIGN §3 schedules). Framework-free.
+export { RecurrenceError } from './recurrence-error.js';
+export { compileSeries } from './series-compiler.js';
+export type { ScheduleItemInput, RecurrenceInput, RecurrenceExceptionInput } from './series-compiler.js';
+export type { CompiledSeries, Occurrence } from './compiled-series.js';
+export { resolveTimeZone } from './time-zone.js';

@@ -1,0 +1,311 @@
+// Turns a schedule item as the API receives it into a CompiledSeries (DESIGN §3 on top of RFC 5545 §3.3.10 and
+// §3.8.5.3): the simple fields (RecurrenceType, Interval, EndCount, EndTime) fill what `Pattern` lacks, and any
+// contradiction between them is an error naming the field. All validation happens here, once; the result is
+// immutable and can be cached by the caller.
+import { MS_PER_DAY } from './calendar.js';
+import { type ExceptionSpec, type CompiledSeries, SeriesImpl } from './compiled-series.js';
+import { type ParsedDateTime, parseDateTime } from './iso-date-time.js';
+import { type IsoDuration, ZERO_DURATION, parseDuration } from './iso-duration.js';
+import { RecurrenceError } from './recurrence-error.js';
+import { buildExpansionRule } from './rule-expander.js';
+import {
+  type Frequency,
+  FREQUENCIES,
+  type RRuleParts,
+  parseRRule,
+  validateRuleForFrequency,
+} from './rrule-parser.js';
+import { type ZoneRules, resolveTimeZone, zoneRules } from './time-zone.js';
+
+export interface RecurrenceExceptionInput {
+  readonly OriginalTime?: string | null;
+  readonly IsDeleted?: boolean | null;
+  readonly NewStart?: string | null;
+  readonly NewEnd?: string | null;
+  readonly NewStartTime?: string | null;
+  readonly NewEndTime?: string | null;
+}
+
+export interface RecurrenceInput {
+  readonly StartTime?: string | null;
+  readonly EndTime?: string | null;
+  readonly Offset?: string | null;
+  readonly EndCount?: number | string | null;
+  readonly RecurrenceType?: string | null;
+  readonly Interval?: string | number | null;
+  readonly Duration?: string | null;
+  /** An RRULE; the interface leaves its type open, so anything but a string is rejected with a clear message. */
+  readonly Pattern?: unknown;
+  readonly Exceptions?: readonly RecurrenceExceptionInput[] | null;
+}
+
+export interface ScheduleItemInput {
+  readonly Start?: string | null;
+  readonly End?: string | null;
+  readonly StartTimeZone?: string | null;
+  readonly Recurrence?: RecurrenceInput | null;
+}
+
+const MO = 0;
+
+function present(value: string | null | undefined): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function requireText(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new RecurrenceError(field, 'must be a string');
+  return value.trim() === '' ? undefined : value;
+}
+
+/** A date-time that must name a moment: with an offset it is one, without one it is read in the item's zone. */
+function parseMoment(value: unknown, field: string, zone: ZoneRules): number | undefined {
+  const text = requireText(value, field);
+  if (text === undefined) return undefined;
+  const parsed = parseDateTime(text);
+  if (!parsed || parsed.kind === 'date') {
+    throw new RecurrenceError(field, `"${text}" is not an ISO 8601 date-time such as 2025-03-09T02:30:00Z`);
+  }
+  return momentOf(parsed, zone);
+}
+
+function momentOf(parsed: ParsedDateTime, zone: ZoneRules): number {
+  switch (parsed.kind) {
+    case 'instant':
+      return parsed.ms;
+    case 'wall':
+      return zone.instantOf(parsed.ms);
+    case 'date':
+      // A date as series end includes that whole local day.
+      return zone.earliestInstantFrom((parsed.days + 1) * MS_PER_DAY) - 1;
+  }
+}
+
+function parseFrequency(value: unknown): Frequency | 'NONE' | undefined {
+  const text = requireText(value, 'Recurrence.RecurrenceType');
+  if (text === undefined) return undefined;
+  const upper = text.trim().toUpperCase();
+  if (upper === 'NONE') return 'NONE';
+  const freq = FREQUENCIES.find((f) => f === upper);
+  if (!freq) {
+    throw new RecurrenceError(
+      'Recurrence.RecurrenceType',
+      `"${text}" is not one of None, Secondly, Minutely, Hourly, Daily, Weekly, Monthly, Yearly`,
+    );
+  }
+  return freq;
+}
+
+function parsePositiveInt(value: unknown, field: string, allowZero: boolean): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isSafeInteger(n) || n < (allowZero ? 0 : 1)) {
+    throw new RecurrenceError(
+      field,
+      allowZero ? 'must be a whole number ≥ 0' : 'must be a positive whole number',
+    );
+  }
+  return n;
+}
+
+function parseDurationField(value: unknown, field: string, allowNegative: boolean): IsoDuration | undefined {
+  const text = requireText(value, field);
+  if (text === undefined) return undefined;
+  const parsed = parseDuration(text);
+  if (!parsed.ok) throw new RecurrenceError(field, parsed.reason);
+  if (!allowNegative && (parsed.value.days < 0 || parsed.value.exactMs < 0)) {
+    throw new RecurrenceError(field, 'must not be negative');
+  }
+  return parsed.value;
+}
+
+function compileExceptions(list: unknown, zone: ZoneRules): ExceptionSpec[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new RecurrenceError('Recurrence.Exceptions', 'must be an array');
+  const specs: ExceptionSpec[] = [];
+  const seen = new Map<number, number>();
+  (list as readonly unknown[]).forEach((raw, index) => {
+    const at = `Recurrence.Exceptions[${index}]`;
+    if (typeof raw !== 'object' || raw === null) throw new RecurrenceError(at, 'must be an object');
+    const e = raw as RecurrenceExceptionInput;
+    const originalTime = parseMoment(e.OriginalTime, `${at}.OriginalTime`, zone);
+    if (originalTime === undefined) throw new RecurrenceError(`${at}.OriginalTime`, 'is required');
+    const earlier = seen.get(originalTime);
+    if (earlier !== undefined) {
+      throw new RecurrenceError(
+        `${at}.OriginalTime`,
+        `names the same occurrence as Recurrence.Exceptions[${earlier}]`,
+      );
+    }
+    seen.set(originalTime, index);
+    if (e.IsDeleted !== undefined && e.IsDeleted !== null && typeof e.IsDeleted !== 'boolean') {
+      throw new RecurrenceError(`${at}.IsDeleted`, 'must be a boolean');
+    }
+    const isDeleted = e.IsDeleted === true;
+    // Instants win; the local wall-time fields are the fallback (DESIGN §3).
+    const newStart =
+      parseMoment(e.NewStartTime, `${at}.NewStartTime`, zone) ??
+      parseMoment(e.NewStart, `${at}.NewStart`, zone);
+    const newEnd =
+      parseMoment(e.NewEndTime, `${at}.NewEndTime`, zone) ?? parseMoment(e.NewEnd, `${at}.NewEnd`, zone);
+    if (!isDeleted && newStart === undefined && newEnd === undefined) {
+      throw new RecurrenceError(
+        `${at}.NewStartTime`,
+        'an exception that is not deleted must move the occurrence (NewStartTime/NewEndTime or NewStart/NewEnd)',
+      );
+    }
+    if (!isDeleted && newStart !== undefined && newEnd !== undefined && newEnd < newStart) {
+      throw new RecurrenceError(
+        present(e.NewEndTime) ? `${at}.NewEndTime` : `${at}.NewEnd`,
+        'is before the new start',
+      );
+    }
+    specs.push({ index, originalTime, isDeleted, newStart, newEnd });
+  });
+  return specs;
+}
+
+/**
+ * Validates and compiles one schedule item. Throws RecurrenceError naming the offending field. The result is
+ * immutable and reusable across queries.
+ */
+export function compileSeries(item: ScheduleItemInput): CompiledSeries {
+  const zoneText = requireText(item.StartTimeZone, 'StartTimeZone');
+  let zoneId = 'UTC';
+  if (zoneText !== undefined) {
+    const resolved = resolveTimeZone(zoneText);
+    if (resolved === undefined) {
+      throw new RecurrenceError(
+        'StartTimeZone',
+        `"${zoneText}" is neither an IANA nor a Windows time zone id`,
+      );
+    }
+    zoneId = resolved;
+  }
+  const zone = zoneRules(zoneId);
+  const start = parseMoment(item.Start, 'Start', zone);
+  const end = parseMoment(item.End, 'End', zone);
+  if (start !== undefined && end !== undefined && end < start) {
+    throw new RecurrenceError('End', 'is before Start');
+  }
+  const recurrence = item.Recurrence ?? undefined;
+  if (recurrence !== undefined && (typeof recurrence !== 'object' || Array.isArray(recurrence))) {
+    throw new RecurrenceError('Recurrence', 'must be an object');
+  }
+  const exceptions = compileExceptions(recurrence?.Exceptions, zone);
+  const patternText = requireText(recurrence?.Pattern, 'Recurrence.Pattern');
+  const type = parseFrequency(recurrence?.RecurrenceType);
+  const itemDuration: IsoDuration =
+    start !== undefined && end !== undefined ? { days: 0, exactMs: end - start } : ZERO_DURATION;
+
+  if (!recurrence || (patternText === undefined && (type === undefined || type === 'NONE'))) {
+    if (start === undefined) throw new RecurrenceError('Start', 'is required');
+    return new SeriesImpl(zone, undefined, start, ZERO_DURATION, itemDuration, exceptions);
+  }
+
+  const pattern: RRuleParts = patternText === undefined ? {} : parseRRule(patternText, 'Recurrence.Pattern');
+  const typeFreq = type === 'NONE' ? undefined : type;
+  if (pattern.freq && typeFreq && pattern.freq !== typeFreq) {
+    throw new RecurrenceError(
+      'Recurrence.RecurrenceType',
+      `contradicts FREQ=${pattern.freq} in Recurrence.Pattern`,
+    );
+  }
+  const freq = pattern.freq ?? typeFreq;
+  if (!freq)
+    throw new RecurrenceError('Recurrence.Pattern', 'has no FREQ and RecurrenceType does not give one');
+
+  const interval = parsePositiveInt(
+    typeof recurrence.Interval === 'string' && recurrence.Interval.trim() === ''
+      ? undefined
+      : recurrence.Interval,
+    'Recurrence.Interval',
+    false,
+  );
+  if (interval !== undefined && pattern.interval !== undefined && interval !== pattern.interval) {
+    throw new RecurrenceError(
+      'Recurrence.Interval',
+      `contradicts INTERVAL=${pattern.interval} in Recurrence.Pattern`,
+    );
+  }
+
+  const endCount = parsePositiveInt(recurrence.EndCount, 'Recurrence.EndCount', true) || undefined;
+  if (endCount !== undefined && pattern.count !== undefined && endCount !== pattern.count) {
+    throw new RecurrenceError(
+      'Recurrence.EndCount',
+      `contradicts COUNT=${pattern.count} in Recurrence.Pattern`,
+    );
+  }
+  const endTimeText = requireText(recurrence.EndTime, 'Recurrence.EndTime');
+  let endTime: number | undefined;
+  if (endTimeText !== undefined) {
+    const parsed = parseDateTime(endTimeText);
+    if (!parsed)
+      throw new RecurrenceError(
+        'Recurrence.EndTime',
+        `"${endTimeText}" is not an ISO 8601 date or date-time`,
+      );
+    endTime = momentOf(parsed, zone);
+  }
+  const patternUntil = pattern.until === undefined ? undefined : momentOf(pattern.until, zone);
+  if (endTime !== undefined && patternUntil !== undefined && endTime !== patternUntil) {
+    throw new RecurrenceError('Recurrence.EndTime', 'contradicts UNTIL in Recurrence.Pattern');
+  }
+  const count = pattern.count ?? endCount;
+  const until = patternUntil ?? endTime;
+  if (count !== undefined && until !== undefined) {
+    throw new RecurrenceError(
+      endCount !== undefined ? 'Recurrence.EndCount' : 'Recurrence.EndTime',
+      'a series ends either after a count (EndCount/COUNT) or at a time (EndTime/UNTIL), not both',
+    );
+  }
+  validateRuleForFrequency(pattern, freq, 'Recurrence.Pattern');
+
+  const startTimeText = requireText(recurrence.StartTime, 'Recurrence.StartTime');
+  let dtWall: number;
+  let dtInstant: number;
+  if (startTimeText !== undefined) {
+    const parsed = parseDateTime(startTimeText);
+    if (!parsed || parsed.kind === 'date') {
+      throw new RecurrenceError('Recurrence.StartTime', `"${startTimeText}" is not an ISO 8601 date-time`);
+    }
+    // A wall time keeps its clock reading for every occurrence, even when the first one falls into a gap.
+    dtWall = parsed.kind === 'wall' ? parsed.ms : zone.wallOf(parsed.ms);
+    dtInstant = parsed.kind === 'wall' ? zone.instantOf(parsed.ms) : parsed.ms;
+  } else if (start !== undefined) {
+    dtInstant = start;
+    dtWall = zone.wallOf(start);
+  } else {
+    throw new RecurrenceError('Start', 'is required (or Recurrence.StartTime)');
+  }
+
+  const duration = parseDurationField(recurrence.Duration, 'Recurrence.Duration', false) ?? itemDuration;
+  const offset = parseDurationField(recurrence.Offset, 'Recurrence.Offset', true) ?? ZERO_DURATION;
+  const rule = buildExpansionRule(
+    {
+      freq,
+      interval: pattern.interval ?? interval ?? 1,
+      count: count ?? 0,
+      untilInstant: until ?? Infinity,
+      wkst: pattern.wkst ?? MO,
+      bySecond: pattern.bySecond,
+      byMinute: pattern.byMinute,
+      byHour: pattern.byHour,
+      byDay: pattern.byDay,
+      byMonthDay: pattern.byMonthDay,
+      byYearDay: pattern.byYearDay,
+      byWeekNo: pattern.byWeekNo,
+      byMonth: pattern.byMonth,
+      bySetPos: pattern.bySetPos,
+    },
+    zone,
+    dtWall,
+    dtInstant,
+  );
+  return new SeriesImpl(zone, rule, dtInstant, offset, duration, exceptions);
+}

@@ -1,0 +1,71 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireScope } from '../auth/scopes.js';
+import { ok, type ResultMessage } from '../errors/envelope.js';
+import { ApiErrorResponses } from '../openapi/api-error-responses.js';
+import {
+  ListSchedulesQuery,
+  ScheduleInput,
+  ScheduleListResponse,
+  ScheduleResponse,
+} from './dto/schedule.dto.js';
+import { SchedulesService } from './schedules.service.js';
+
+@ApiTags('Schedule')
+@ApiBearerAuth()
+@ApiErrorResponses()
+@RequireScope('schedules')
+@Controller('api/v1/Schedule')
+export class SchedulesController {
+  constructor(private readonly schedules: SchedulesService) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'Schedule_GetSchedules',
+    summary: 'Schedules with items, recurrences and exceptions, paged by creation',
+  })
+  @ApiOkResponse({ type: ScheduleListResponse })
+  async list(@Query() query: ListSchedulesQuery): Promise<ScheduleListResponse> {
+    const pageIndex = query.PageIndex ?? 1;
+    const { schedules, totalPages } = await this.schedules.list(pageIndex, query.PageSize ?? 20);
+    return {
+      ...ok(),
+      Result: schedules,
+      PageIndex: pageIndex,
+      TotalPages: totalPages,
+      HasPreviousPage: pageIndex > 1,
+      HasNextPage: pageIndex < totalPages,
+    };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ operationId: 'Schedule_Create', summary: 'Create a schedule (ids are assigned)' })
+  @ApiCreatedResponse({ type: ScheduleResponse })
+  async create(@Body() body: ScheduleInput): Promise<ScheduleResponse> {
+    const { schedule, message } = await this.schedules.create(body);
+    return { ...ok(message), Result: schedule };
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'Schedule_Get', summary: 'One schedule' })
+  @ApiOkResponse({ type: ScheduleResponse })
+  async get(@Param('id') id: string): Promise<ScheduleResponse> {
+    return { ...ok(), Result: await this.schedules.get(id) };
+  }
+
+  @Put(':id')
+  @ApiOperation({ operationId: 'Schedule_Replace', summary: 'Replace a schedule’s items (new item ids)' })
+  @ApiOkResponse({ type: ScheduleResponse })
+  async replace(@Param('id') id: string, @Body() body: ScheduleInput): Promise<ScheduleResponse> {
+    const { schedule, message } = await this.schedules.replace(id, body);
+    return { ...ok(message), Result: schedule };
+  }
+
+  @Delete(':id')
+  @ApiOperation({ operationId: 'Schedule_Delete', summary: 'Delete a schedule' })
+  async remove(@Param('id') id: string): Promise<ResultMessage> {
+    await this.schedules.remove(id);
+    return ok();
+  }
+}

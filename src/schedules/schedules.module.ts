@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
+import { OccurrencesController } from './occurrences.controller.js';
+import { OccurrencesService } from './occurrences.service.js';
+import { SchedulesController } from './schedules.controller.js';
+import { SchedulesService } from './schedules.service.js';
+import { SeriesCache } from './series-cache.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Schedule, ScheduleItem, Recurrence, RecurrenceException])],
+  controllers: [OccurrencesController, SchedulesController],
+  providers: [SchedulesService, OccurrencesService, SeriesCache],
+})
+export class SchedulesModule {}

@@ -1,0 +1,132 @@
+// OpenAPI descriptions of the SCIM bodies. They document, they do not validate: SCIM bodies carry arbitrary
+// extension keys and many casings, so the controller takes them as `unknown` and the pure engine
+// (normalizeUserInput, applyUserPatch) checks them against the attribute table, answering in SCIM's error schema.
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+const USER_ID = '2819c223-7f76-453a-919d-413861904646';
+
+export class ScimMetaDto {
+  @ApiProperty({ example: 'User' }) resourceType!: string;
+  @ApiProperty({ example: '2026-11-22T08:15:31.412Z' }) created!: string;
+  @ApiProperty({ example: '2026-11-22T09:02:10.007Z' }) lastModified!: string;
+  @ApiProperty({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) location!: string;
+  @ApiProperty({ example: 'W/"3"', description: 'Equals the ETag header.' }) version!: string;
+}
+
+export class ScimNameDto {
+  @ApiProperty({ nullable: true, example: 'Ms. Barbara J Jensen III' }) formatted!: string | null;
+  @ApiProperty({ nullable: true, example: 'Jensen' }) familyName!: string | null;
+  @ApiProperty({ nullable: true, example: 'Barbara' }) givenName!: string | null;
+  @ApiProperty({ nullable: true, example: 'Jane' }) middleName!: string | null;
+  @ApiProperty({ nullable: true, example: 'Ms.' }) honorificPrefix!: string | null;
+  @ApiProperty({ nullable: true, example: 'III' }) honorificSuffix!: string | null;
+}
+
+export class ScimEmailDto {
+  @ApiProperty({ nullable: true, example: 'work' }) type!: string | null;
+  @ApiProperty({ nullable: true, example: 'bjensen@example.com' }) value!: string | null;
+  @ApiProperty({ nullable: true, example: null }) display!: string | null;
+  @ApiProperty({ example: true }) primary!: boolean;
+}
+
+export class ScimRoleDto {
+  @ApiProperty({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value' }) Id!: string | null;
+  @ApiProperty({ nullable: true, example: 'Administrator', description: 'RFC 7643 roles.display' })
+  DisplayName!: string | null;
+}
+
+/** The User as every operation returns it (interface document, "User (SCIM representation)"). */
+export class ScimUserDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:schemas:core:2.0:User'] }) schemas!: string[];
+  @ApiProperty({ example: USER_ID }) id!: string;
+  @ApiProperty({ nullable: true, example: '00u1dhhb1fkIGP7RL1d8' }) externalId!: string | null;
+  @ApiProperty({ nullable: true, example: 'app-4711' }) applicationExternalId!: string | null;
+  @ApiProperty({ type: ScimMetaDto }) meta!: ScimMetaDto;
+  @ApiProperty({ nullable: true, example: null }) status!: string | null;
+  @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
+  @ApiProperty({ type: ScimNameDto, nullable: true }) name!: ScimNameDto | null;
+  @ApiProperty({ nullable: true, example: 'Babs Jensen' }) displayName!: string | null;
+  @ApiProperty({ nullable: true, example: 'en-US' }) preferredLanguage!: string | null;
+  @ApiProperty({ nullable: true, example: 'en-US' }) locale!: string | null;
+  @ApiProperty({ nullable: true, example: 'America/Los_Angeles' }) timezone!: string | null;
+  @ApiProperty({ nullable: true, example: true }) active!: boolean | null;
+  @ApiProperty({ type: [ScimEmailDto], nullable: true }) emails!: ScimEmailDto[] | null;
+  @ApiProperty({ nullable: true, example: '04A224D2C35E80' }) nfc!: string | null;
+  @ApiProperty({ type: [ScimRoleDto], nullable: true }) roles!: ScimRoleDto[] | null;
+}
+
+/** A create or replace body: a SCIM User in RFC 7643 form; names in any case, read-only members ignored. */
+export class ScimUserInputDto {
+  @ApiPropertyOptional({
+    example: [
+      'urn:ietf:params:scim:schemas:core:2.0:User',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+    ],
+  })
+  schemas?: string[];
+  @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
+  @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string;
+  @ApiPropertyOptional({ example: { givenName: 'Barbara', familyName: 'Jensen' } }) name?: object;
+  @ApiPropertyOptional({ example: 'Babs Jensen' }) displayName?: string;
+  @ApiPropertyOptional({ example: true, description: 'true when absent on create; "True"/"False" accepted' })
+  active?: boolean;
+  @ApiPropertyOptional({ example: [{ type: 'work', value: 'bjensen@example.com', primary: true }] })
+  emails?: object[];
+  @ApiPropertyOptional({
+    example: [{ value: 'admin', display: 'Administrator' }],
+    description: 'RFC form (value/display) or the interface document form (Id/DisplayName)',
+  })
+  roles?: object[];
+}
+
+export class ScimPatchOperationDto {
+  @ApiPropertyOptional({
+    enum: ['add', 'remove', 'replace'],
+    example: 'replace',
+    description: 'Any letter case; absent means replace.',
+  })
+  op?: string;
+  @ApiPropertyOptional({
+    example: 'emails[type eq "work"].value',
+    description: 'Absent: value is an object of paths.',
+  })
+  Path?: string;
+  @ApiPropertyOptional({
+    example: 'bjensen@example.org',
+    description: 'Any JSON value; a JSON object inside a string is read as that object.',
+  })
+  Value?: unknown;
+}
+
+/** Operation 3's body: `{Schemas, Operations:[{Path, Value}]}`, or the RFC 7644 PatchOp (member names in any case). */
+export class ScimPatchRequestDto {
+  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) Schemas?: string[];
+  @ApiProperty({ type: [ScimPatchOperationDto] }) Operations!: ScimPatchOperationDto[];
+}
+
+export class ScimListResponseDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
+  @ApiProperty({ example: 1 }) totalResults!: number;
+  @ApiProperty({ example: 1 }) startIndex!: number;
+  @ApiProperty({ example: 1 }) itemsPerPage!: number;
+  @ApiProperty({ type: [ScimUserDto] }) Resources!: ScimUserDto[];
+}
+
+export class ScimSearchRequestDto {
+  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] })
+  schemas?: string[];
+  @ApiPropertyOptional({ example: 'userName eq "bjensen@example.com"' }) filter?: string;
+  @ApiPropertyOptional({ example: 1 }) startIndex?: number;
+  @ApiPropertyOptional({ example: 100 }) count?: number;
+}
+
+export class ScimErrorDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:Error'] }) schemas!: string[];
+  @ApiProperty({ example: '400', description: 'The HTTP status, as a string.' }) status!: string;
+  @ApiPropertyOptional({
+    example: 'invalidFilter',
+    description: 'RFC 7644 §3.12 error type; present on 400 and on 409 uniqueness.',
+  })
+  scimType?: string;
+  @ApiProperty({ example: 'Expected an operator (eq, ne, co, …) at position 9' }) detail!: string;
+}

@@ -1,0 +1,190 @@
+// Checks and converts request values against the attribute table (RFC 7643 §2.3 data types, §2.4 multi-valued
+// attributes), accepting what Entra ID and Okta really send: booleans as strings ("False"), a complex value as a
+// JSON object inside a string (Entra's roles; the interface document types `Value` as a string), a bare string
+// for a complex attribute with a `value` sub-attribute (Entra's enterprise `manager`), and `Id`/`DisplayName`
+// for role `value`/`display`. Output uses the table's canonical attribute names.
+import { findAttribute } from '../schema/schema-lookup.js';
+import type { ScimAttributeDefinition } from '../schema/scim-schema.types.js';
+import { ScimPatchError } from './scim-patch.errors.js';
+import { isPlainObject } from './scim-patch-request.js';
+
+export type ScimJsonValue = string | number | boolean | null | ScimJsonValue[] | ScimJsonObject;
+export interface ScimJsonObject {
+  [key: string]: ScimJsonValue;
+}
+
+function invalid(message: string): never {
+  throw new ScimPatchError('invalidValue', message);
+}
+
+function show(value: unknown): string {
+  // JSON.stringify returns undefined for undefined and functions, whatever its declared type says.
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Parses `text` when it is a JSON object (or, if allowed, array) and returns undefined otherwise. */
+function parseJsonText(text: string, allowArray: boolean): unknown {
+  const trimmed = text.trim();
+  if (!(trimmed.startsWith('{') || (allowArray && trimmed.startsWith('[')))) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return isPlainObject(parsed) || (allowArray && Array.isArray(parsed)) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A single value of a non-complex attribute. */
+export function coerceSimpleValue(
+  attribute: ScimAttributeDefinition,
+  raw: unknown,
+  label: string,
+): ScimJsonValue {
+  switch (attribute.type) {
+    case 'string':
+    case 'reference':
+    case 'binary':
+      if (typeof raw === 'string') return raw;
+      return invalid(`${label} must be a string, got ${show(raw)}`);
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (typeof raw === 'string' && /^\s*(true|false)\s*$/i.test(raw))
+        return raw.trim().toLowerCase() === 'true';
+      return invalid(`${label} must be a boolean, got ${show(raw)}`);
+    case 'integer':
+      if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
+      return invalid(`${label} must be an integer, got ${show(raw)}`);
+    case 'decimal':
+      if (typeof raw === 'number' && Number.isFinite(raw)) return raw;
+      return invalid(`${label} must be a number, got ${show(raw)}`);
+    case 'dateTime':
+      if (typeof raw === 'string' && !Number.isNaN(Date.parse(raw))) return raw;
+      return invalid(`${label} must be an xsd:dateTime string, got ${show(raw)}`);
+    case 'complex':
+      return invalid(`${label} is complex; give an object`);
+  }
+}
+
+/**
+ * The sub-attributes of one complex value. With `keepNulls`, a null member is kept as a "clear this
+ * sub-attribute" marker (merging into an existing value); otherwise it is dropped (a new element).
+ */
+export function coerceComplexValue(
+  attribute: ScimAttributeDefinition,
+  raw: unknown,
+  label: string,
+  keepNulls: boolean,
+): ScimJsonObject {
+  let source: unknown = raw;
+  if (typeof source === 'string') {
+    const parsed = parseJsonText(source, false);
+    const valueSub = findAttribute(attribute.subAttributes ?? [], 'value');
+    if (parsed !== undefined) source = parsed;
+    else if (valueSub !== undefined) source = { [valueSub.name]: source };
+  }
+  if (!isPlainObject(source)) return invalid(`${label} must be an object, got ${show(raw)}`);
+
+  // Entra sends a role as {"value": "{\"id\":\"r1\",\"displayName\":\"Admin\"}"}: unwrap the inner object.
+  const valueKey = Object.keys(source).find((key) => key.toLowerCase() === 'value');
+  const valueText = valueKey === undefined ? undefined : source[valueKey];
+  if (valueKey !== undefined && typeof valueText === 'string') {
+    const inner = parseJsonText(valueText, false);
+    if (isPlainObject(inner)) {
+      const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== valueKey));
+      source = { ...rest, ...inner };
+    }
+  }
+
+  const result: ScimJsonObject = {};
+  const viaAlias = new Set<string>();
+  for (const [key, value] of Object.entries(source as Readonly<Record<string, unknown>>)) {
+    const sub = findAttribute(attribute.subAttributes ?? [], key);
+    if (sub === undefined) return invalid(`Unknown sub-attribute "${attribute.name}.${key}" in ${label}`);
+    const isAlias = key.toLowerCase() !== sub.name.toLowerCase();
+    if (Object.hasOwn(result, sub.name)) {
+      // The canonical name wins over an alias (`value` over `Id`); two spellings of one name are ambiguous.
+      if (isAlias) continue;
+      if (!viaAlias.has(sub.name))
+        return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
+    }
+    if (isAlias) viaAlias.add(sub.name);
+    else viaAlias.delete(sub.name);
+    if (value === null || value === undefined) {
+      if (keepNulls) result[sub.name] = null;
+      else Reflect.deleteProperty(result, sub.name);
+      continue;
+    }
+    result[sub.name] = coerceSimpleValue(sub, value, `${label}.${sub.name}`);
+  }
+  return result;
+}
+
+/** The elements of a multi-valued attribute; a single value is taken as a one-element list, null as none. */
+export function coerceMultiValued(
+  attribute: ScimAttributeDefinition,
+  raw: unknown,
+  label: string,
+): ScimJsonValue[] {
+  let source: unknown = raw;
+  if (typeof source === 'string' && attribute.type === 'complex') {
+    const parsed = parseJsonText(source, true);
+    if (parsed !== undefined) source = parsed;
+  }
+  if (source === null || source === undefined) return [];
+  const items: readonly unknown[] = Array.isArray(source) ? source : [source];
+  const elements: ScimJsonValue[] = [];
+  items.forEach((item, index) => {
+    if (item === null || item === undefined) return;
+    const itemLabel = `${label}[${String(index)}]`;
+    if (attribute.type === 'complex') {
+      const element = coerceComplexValue(attribute, item, itemLabel, false);
+      if (Object.keys(element).length > 0) elements.push(element);
+    } else {
+      elements.push(coerceSimpleValue(attribute, item, itemLabel));
+    }
+  });
+  return elements;
+}
+
+function sameString(a: ScimJsonValue | undefined, b: ScimJsonValue | undefined, caseExact: boolean): boolean {
+  if (typeof a === 'string' && typeof b === 'string') {
+    return caseExact ? a === b : a.toLowerCase() === b.toLowerCase();
+  }
+  return jsonEqual(a ?? null, b ?? null);
+}
+
+/**
+ * Whether two elements of a multi-valued attribute are "the same value" (RFC 7644 §3.5.2.1: adding a value that
+ * is already there changes nothing). Elements with a `value` sub-attribute are identified by value and type, so
+ * that re-adding an e-mail with `primary: true` updates it instead of duplicating it; others compare whole.
+ */
+export function sameElement(attribute: ScimAttributeDefinition, a: unknown, b: unknown): boolean {
+  if (attribute.type !== 'complex') {
+    return sameString(a as ScimJsonValue, b as ScimJsonValue, attribute.caseExact);
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const subs = attribute.subAttributes ?? [];
+  const valueSub = findAttribute(subs, 'value');
+  const typeSub = findAttribute(subs, 'type');
+  const compared = valueSub !== undefined ? [valueSub, ...(typeSub ? [typeSub] : [])] : subs;
+  return compared.every((sub) =>
+    sameString(
+      a[sub.name] as ScimJsonValue | undefined,
+      b[sub.name] as ScimJsonValue | undefined,
+      sub.caseExact,
+    ),
+  );
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((key) => jsonEqual(a[key] ?? null, b[key] ?? null));
+  }
+  return false;
+}

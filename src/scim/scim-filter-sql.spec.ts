@@ -1,0 +1,108 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { parseFilter } from './filter/scim-filter-parser.js';
+import { resolveFilter } from './filter/scim-filter-resolver.js';
+import { ScimFilterError } from './filter/scim-filter.errors.js';
+import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
+
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+
+function sql(text: string, dialect: SqlDialect = 'sqlite') {
+  return filterToSql(resolveFilter(parseFilter(text)), { dialect, alias: 'u' });
+}
+
+// What the rows mean is checked against the evaluator on both databases (test/scim/scim-filter-sql.e2e-spec.ts);
+// these cases pin down the properties that matter without a database: parameters, indexes, dialects.
+describe('filterToSql', () => {
+  it('compares userName through the lower-cased indexed column with a lower-cased parameter', () => {
+    const condition = sql('userName eq "Bjensen@Example.COM"');
+    expect(condition.sql).toBe('("u"."user_name_lower" IS NOT NULL AND ("u"."user_name_lower" = :scimf0))');
+    expect(condition.parameters).toEqual({ scimf0: 'bjensen@example.com' });
+  });
+
+  it('never puts a value into the SQL text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom<SqlDialect>('sqlite', 'postgres'),
+        (value, dialect) => {
+          const literal = JSON.stringify(`zz${value}`);
+          for (const text of [
+            `displayName co ${literal}`,
+            `emails[type eq ${literal}].value sw ${literal}`,
+            `externalId ew ${literal}`,
+            `${ENTERPRISE}:department gt ${literal}`,
+          ]) {
+            const condition = sql(text, dialect);
+            expect(condition.sql).not.toContain('zz');
+            expect(
+              Object.values(condition.parameters).some((parameter) => String(parameter).includes('zz')),
+            ).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('escapes LIKE wildcards, and uses GLOB for case-exact substrings on SQLite', () => {
+    const like = sql('displayName co "50%_\\\\x"');
+    expect(like.sql).toContain("LIKE LOWER(:scimf0) ESCAPE '\\'");
+    expect(like.parameters).toEqual({ scimf0: '%50\\%\\_\\\\x%' });
+    const glob = sql('externalId sw "a*?[b"');
+    expect(glob.sql).toContain('GLOB :scimf0');
+    expect(glob.parameters).toEqual({ scimf0: 'a[*][?][[]b*' });
+    expect(sql('externalId sw "a*"', 'postgres').sql).toContain('LIKE :scimf0');
+  });
+
+  it('reads the JSON document per dialect and orders by code point on PostgreSQL', () => {
+    expect(sql(`${ENTERPRISE}:manager.value eq "m"`).sql).toContain(
+      `json_extract("u"."attributes", '$."${ENTERPRISE}"."manager"."value"')`,
+    );
+    expect(sql(`${ENTERPRISE}:manager.value eq "m"`, 'postgres').sql).toContain(
+      `("u"."attributes" -> '${ENTERPRISE}' -> 'manager' ->> 'value')`,
+    );
+    expect(sql('title gt "m"', 'postgres').sql).toContain('COLLATE "C"');
+    expect(sql('title gt "m"').sql).not.toContain('COLLATE');
+  });
+
+  it('turns value filters and multi-valued comparisons into EXISTS over the elements, after a text prefilter on SQLite', () => {
+    const entra = sql('emails[type eq "work"].value eq "x@y.example"');
+    expect(entra.sql).toMatch(
+      /^\(LOWER\("u"\."attributes"\) LIKE LOWER\(:scimf\d\) ESCAPE '\\' AND EXISTS \(SELECT 1 FROM json_each\("u"\."attributes", '\$\."emails"'\)/,
+    );
+    // The longest literal the match needs is the one the prefilter looks for.
+    expect(Object.values(entra.parameters)).toContain('%x@y.example%');
+    expect(sql('emails co "x"', 'postgres').sql).toMatch(/^EXISTS \(SELECT 1 FROM jsonb_array_elements\(/);
+    // No prefilter where a match needs no particular text, or where JSON would escape the text.
+    expect(sql('emails ne "x"').sql).not.toContain('LIKE LOWER');
+    expect(sql('emails[type eq "work" or value pr]').sql).toMatch(/^EXISTS/);
+    expect(sql('emails co "a\\"b"').sql).toMatch(/^EXISTS/);
+  });
+
+  it('compares booleans as stored by each database', () => {
+    expect(sql('active eq "False"').sql).toContain(`= 0`);
+    const postgres = sql('active eq true', 'postgres');
+    expect(postgres.parameters).toEqual({ scimf0: 'true' });
+  });
+
+  it('compares id as text on PostgreSQL, so a malformed id matches nothing instead of failing', () => {
+    expect(sql('id eq "nope"', 'postgres').sql).toContain('CAST("u"."id" AS text)');
+  });
+
+  it('answers constant attributes without SQL and refuses computed ones', () => {
+    expect(sql('meta.resourceType eq "User"').sql).toBe('(1 = 1)');
+    expect(sql('meta.resourceType eq "user"').sql).toBe('(1 = 0)'); // caseExact in the table
+    expect(sql('meta.resourceType ne "User"').sql).toBe('(1 = 0)');
+    expect(sql('meta.location pr').sql).toBe('(1 = 1)');
+    for (const text of ['meta.location eq "x"', 'meta.version co "1"']) {
+      expect(() => sql(text)).toThrow(ScimFilterError);
+    }
+  });
+
+  it('binds dates as instants for the meta columns', () => {
+    const condition = sql('meta.lastModified gt "2011-05-13T04:42:34+02:00"');
+    expect(condition.sql).toBe('("u"."last_modified" IS NOT NULL AND ("u"."last_modified" > :scimf0))');
+    expect(condition.parameters['scimf0']).toEqual(new Date('2011-05-13T02:42:34Z'));
+  });
+});

@@ -1,0 +1,54 @@
+// HTTP details of the SCIM routes that are not the User resource's business: the absolute base address for
+// meta.location (from the request's host, so it is right behind a proxy with TRUST_PROXY), and the list query
+// parameters of RFC 7644 §3.4.2 (startIndex/count are integers; out-of-range values are clamped as §3.4.2.4 says).
+import type { FastifyRequest } from 'fastify';
+import { SCIM_BASE_PATH } from './scim-error.renderer.js';
+import { ScimError, ScimErrorCode } from './scim.errors.js';
+import { DEFAULT_COUNT, MAX_RESULTS, type ListQuery } from './scim-users.service.js';
+
+/** Larger offsets would overflow SQLite's integer; no page can start there anyway. */
+const MAX_START_INDEX = 2_147_483_647;
+
+export function scimBaseUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${SCIM_BASE_PATH}`;
+}
+
+export function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A parameter by name in any letter case; repeated parameters are ambiguous. */
+function parameter(source: Readonly<Record<string, unknown>>, name: string): unknown {
+  const keys = Object.keys(source).filter((key) => key.toLowerCase() === name.toLowerCase());
+  if (keys.length > 1) {
+    throw ScimError.badRequest(ScimErrorCode.InvalidValue, `"${name}" is given more than once`);
+  }
+  const key = keys.at(0);
+  return key === undefined ? undefined : source[key];
+}
+
+function integer(source: Readonly<Record<string, unknown>>, name: string): number | undefined {
+  const raw = parameter(source, name);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw === 'number' && Number.isInteger(raw)) return raw;
+  if (typeof raw === 'string' && /^\s*[+-]?\d+\s*$/.test(raw)) return Number(raw);
+  throw ScimError.badRequest(
+    ScimErrorCode.InvalidValue,
+    `${name} must be an integer, got ${JSON.stringify(raw)}`,
+  );
+}
+
+/**
+ * `filter`, `startIndex` and `count` from a query string or a /.search body. RFC 7644 §3.4.2.4: a startIndex below
+ * 1 is 1 and a negative count is 0; a count above MAX_RESULTS is MAX_RESULTS (ServiceProviderConfig says so).
+ */
+export function parseListQuery(source: Readonly<Record<string, unknown>>): ListQuery {
+  const filter = parameter(source, 'filter');
+  if (filter !== undefined && filter !== null && typeof filter !== 'string') {
+    throw ScimError.badRequest(ScimErrorCode.InvalidFilter, 'filter must be a string');
+  }
+  const startIndex = Math.min(Math.max(integer(source, 'startIndex') ?? 1, 1), MAX_START_INDEX);
+  const count = Math.min(Math.max(integer(source, 'count') ?? DEFAULT_COUNT, 0), MAX_RESULTS);
+  return { ...(typeof filter === 'string' ? { filter } : {}), startIndex, count };
+}

@@ -1,0 +1,34 @@
+// Swagger declarations of the SCIM error answers: the same statuses as ApiErrorResponses() declares for the
+// platform, but in the RFC 7644 §3.12 error schema that every /api/v1/scim answer uses.
+import { applyDecorators } from '@nestjs/common';
+import { ApiConsumes, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ScimErrorDto } from './dto/scim-user.dto.js';
+
+const COMMON: ReadonlyArray<[number, string]> = [
+  [400, 'invalidSyntax, invalidValue, invalidPath, noTarget, mutability or invalidFilter (scimType)'],
+  [401, 'Missing or unknown bearer token'],
+  [403, 'The key lacks the "users" scope'],
+  [413, 'Body larger than BODY_LIMIT'],
+  [415, 'Body is not application/scim+json or application/json'],
+  [429, 'Rate limited (see Retry-After)'],
+  [500, 'Unexpected error; detail quotes the correlation id'],
+];
+
+const SPECIFIC: Readonly<Record<404 | 409 | 412, string>> = {
+  404: 'No user has this id (also after DELETE)',
+  409: 'uniqueness: another user has this userName (case-insensitively)',
+  412: 'If-Match does not match the current version',
+};
+
+export function ApiScimErrorResponses(...specific: Array<404 | 409 | 412>): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiProduces('application/scim+json'),
+    ...[...COMMON, ...specific.map((status): [number, string] => [status, SPECIFIC[status]])].map(
+      ([status, description]) => ApiResponse({ status, description, type: ScimErrorDto }),
+    ),
+  );
+}
+
+/** Request bodies: SCIM's media type or plain JSON. */
+export const ApiScimConsumes = (): MethodDecorator & ClassDecorator =>
+  ApiConsumes('application/scim+json', 'application/json');

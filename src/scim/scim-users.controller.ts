@@ -1,0 +1,205 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RequireScope } from '../auth/scopes.js';
+import {
+  ScimListResponseDto,
+  ScimPatchRequestDto,
+  ScimSearchRequestDto,
+  ScimUserDto,
+  ScimUserInputDto,
+} from './dto/scim-user.dto.js';
+import { isPlainObject } from './patch/scim-patch-request.js';
+import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
+import { parseListQuery, scimBaseUrl, singleHeader } from './scim-http.js';
+import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
+import { ScimError, ScimErrorCode } from './scim.errors.js';
+import type { ScimUserView } from './scim-user.representation.js';
+import { etagOf, matchesEntityTag } from './scim-etag.js';
+import { ScimUsersService, type ScimListResponse } from './scim-users.service.js';
+
+const ID_PARAM = { name: 'id', example: '2819c223-7f76-453a-919d-413861904646' };
+const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
+
+/** SCIM 2.0 Users (RFC 7644 §3.3–§3.7); PATCH is operation 3 of the interface document. */
+@ApiTags('Scim')
+@ApiBearerAuth()
+@RequireScope('users')
+@Controller('api/v1/scim/Users')
+export class ScimUsersController {
+  constructor(private readonly users: ScimUsersService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'Scim_CreateUser', summary: 'Create a user (201 + Location)' })
+  @ApiScimConsumes()
+  @ApiBody({ type: ScimUserInputDto })
+  @ApiCreatedResponse({ type: ScimUserDto })
+  @ApiScimErrorResponses(409)
+  async create(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ScimUserView> {
+    const user = await this.users.create(body, scimBaseUrl(request));
+    reply.header('Location', user.meta.location).header('ETag', user.meta.version);
+    return user;
+  }
+
+  @Get()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'Scim_ListUsers',
+    summary: 'List users, with an RFC 7644 filter and paging',
+    description: 'No match is 200 with totalResults 0. Disabled users are listed too.',
+  })
+  @ApiQuery({ name: 'filter', required: false, example: 'userName eq "bjensen@example.com"' })
+  @ApiQuery({ name: 'startIndex', required: false, example: 1, description: '1-based; < 1 counts as 1' })
+  @ApiQuery({
+    name: 'count',
+    required: false,
+    example: 100,
+    description: 'default 100, at most 1000; < 0 is 0',
+  })
+  @ApiOkResponse({ type: ScimListResponseDto })
+  @ApiScimErrorResponses()
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ): Promise<ScimListResponse> {
+    return this.users.list(parseListQuery(query), scimBaseUrl(request));
+  }
+
+  @Post('.search')
+  @HttpCode(200)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'Scim_SearchUsers',
+    summary: 'List users with the query in the body (RFC 7644 §3.4.3)',
+  })
+  @ApiScimConsumes()
+  @ApiBody({ type: ScimSearchRequestDto })
+  @ApiOkResponse({ type: ScimListResponseDto })
+  @ApiScimErrorResponses()
+  async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimListResponse> {
+    if (!isPlainObject(body)) {
+      throw ScimError.badRequest(ScimErrorCode.InvalidSyntax, 'A SearchRequest body must be a JSON object');
+    }
+    return this.users.list(parseListQuery(body), scimBaseUrl(request));
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'Scim_GetUser',
+    summary: 'Get a user (304 when If-None-Match has its version)',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiHeader({ name: 'If-None-Match', required: false })
+  @ApiOkResponse({ type: ScimUserDto })
+  @ApiScimErrorResponses(404)
+  async get(
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const ifNoneMatch = singleHeader(request, 'if-none-match');
+    if (ifNoneMatch !== undefined) {
+      const version = await this.users.version(id);
+      if (matchesEntityTag(ifNoneMatch, version)) {
+        await reply.code(304).header('ETag', etagOf(version)).send();
+        return;
+      }
+    }
+    const user = await this.users.get(id, scimBaseUrl(request));
+    await reply
+      .code(200)
+      .header('Content-Type', SCIM_CONTENT_TYPE)
+      .header('ETag', user.meta.version)
+      .send(user);
+  }
+
+  @Put(':id')
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'Scim_ReplaceUser', summary: 'Replace a user (read-only members ignored)' })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiScimConsumes()
+  @ApiBody({ type: ScimUserInputDto })
+  @ApiOkResponse({ type: ScimUserDto })
+  @ApiScimErrorResponses(404, 409, 412)
+  async replace(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ScimUserView> {
+    const user = await this.users.replace(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
+    reply.header('ETag', user.meta.version);
+    return user;
+  }
+
+  @Patch(':id')
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'Scim_PatchUser',
+    summary: 'Patch a user (operation 3): {Schemas, Operations:[{Path, Value}]} or an RFC 7644 PatchOp',
+    description:
+      'A missing op means replace; op and attribute names in any case; value-filter paths; atomic. Answers the whole user.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiScimConsumes()
+  @ApiBody({ type: ScimPatchRequestDto })
+  @ApiOkResponse({ type: ScimUserDto })
+  @ApiScimErrorResponses(404, 409, 412)
+  async patch(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ScimUserView> {
+    const user = await this.users.patch(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
+    reply.header('ETag', user.meta.version);
+    return user;
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'Scim_DeleteUser',
+    summary: 'Delete a user; afterwards every operation on it is 404',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiScimErrorResponses(404, 412)
+  async delete(@Param('id') id: string, @Req() request: FastifyRequest): Promise<void> {
+    await this.users.delete(id, singleHeader(request, 'if-match'));
+  }
+}

@@ -1,0 +1,115 @@
+// The queries of the SCIM area: paged filtered lists (filter → SQL through scim-filter-sql.ts), and writes that
+// only succeed on the version the caller read (optimistic concurrency, RFC 7644 §3.14), with userName uniqueness
+// left to the unique index so that concurrent creates cannot both win.
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, type Repository } from 'typeorm';
+import { ScimUserEntity } from './entities/scim-user.entity.js';
+import type { ScimFilter } from './filter/scim-filter.types.js';
+import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
+import { ScimError } from './scim.errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ALIAS = 'scim_user';
+
+export interface UserPage {
+  totalResults: number;
+  users: ScimUserEntity[];
+}
+
+export type UserChanges = Pick<
+  ScimUserEntity,
+  'userName' | 'userNameLower' | 'externalId' | 'attributes' | 'lastModified'
+>;
+
+/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): the only one is userName's. */
+function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const code = (error.driverError as { code?: unknown } | undefined)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+@Injectable()
+export class ScimUsersRepository {
+  constructor(@InjectRepository(ScimUserEntity) private readonly users: Repository<ScimUserEntity>) {}
+
+  private get dialect(): SqlDialect {
+    return this.users.manager.connection.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  }
+
+  /** Ids are UUIDs; anything else cannot name a user (and would be a type error on PostgreSQL's uuid column). */
+  static normalizeId(id: string): string | undefined {
+    return UUID.test(id) ? id.toLowerCase() : undefined;
+  }
+
+  async findById(id: string): Promise<ScimUserEntity | null> {
+    const normalized = ScimUsersRepository.normalizeId(id);
+    return normalized === undefined ? null : this.users.findOneBy({ id: normalized });
+  }
+
+  /** Throws ScimError.uniqueness when another user has the userName in any letter case. */
+  async insert(user: ScimUserEntity): Promise<void> {
+    try {
+      await this.users.insert(user);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ScimError.uniqueness(user.userName);
+      throw error;
+    }
+  }
+
+  /**
+   * Writes `changes` and increments the version, only while the row still has `expectedVersion`.
+   * Returns false when the row changed (or went) in between.
+   */
+  async updateIfVersion(id: string, expectedVersion: number, changes: UserChanges): Promise<boolean> {
+    try {
+      const result = await this.users
+        .createQueryBuilder()
+        .update(ScimUserEntity)
+        .set({ ...changes, version: expectedVersion + 1 })
+        .where('id = :id AND version = :expectedVersion', { id, expectedVersion })
+        .execute();
+      return (result.affected ?? 0) > 0;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ScimError.uniqueness(changes.userName);
+      throw error;
+    }
+  }
+
+  /** Deletes the user (only at `expectedVersion` when given); false when nothing was deleted. */
+  async delete(id: string, expectedVersion?: number): Promise<boolean> {
+    const normalized = ScimUsersRepository.normalizeId(id);
+    if (normalized === undefined) return false;
+    const result = await this.users.delete(
+      expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * One page of the users matching `filter` (all users without one), oldest first, and how many match in all.
+   * The total comes from a window function on the page query itself; a separate COUNT runs only when the page is
+   * empty (count 0, or startIndex past the end).
+   */
+  async search(filter: ScimFilter | undefined, offset: number, limit: number): Promise<UserPage> {
+    const condition =
+      filter === undefined ? undefined : filterToSql(filter, { dialect: this.dialect, alias: ALIAS });
+    const query = () => {
+      const builder = this.users.createQueryBuilder(ALIAS);
+      if (condition !== undefined) builder.where(condition.sql, { ...condition.parameters });
+      return builder;
+    };
+    if (limit > 0) {
+      const { entities, raw } = await query()
+        .addSelect('COUNT(*) OVER ()', 'scim_total')
+        .orderBy(`${ALIAS}.createdAt`, 'ASC')
+        .addOrderBy(`${ALIAS}.id`, 'ASC')
+        .offset(offset)
+        .limit(limit)
+        .getRawAndEntities<{ scim_total: number | string }>();
+      const first = raw.at(0);
+      if (first !== undefined) return { totalResults: Number(first.scim_total), users: entities };
+    }
+    return { totalResults: await query().getCount(), users: [] };
+  }
+}

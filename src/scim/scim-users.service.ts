@@ -1,0 +1,215 @@
+// The SCIM User resource (RFC 7644 §3.3–§3.7, DESIGN §4): create, read, list, replace, patch and delete on top of
+// the pure engine (normalizeUserInput, applyUserPatch) and the repository. Writes use the version the request read:
+// with If-Match a changed user is 412, without it the read-modify-write is retried, so two PATCHes racing on one
+// user never lose an update.
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ScimUserEntity } from './entities/scim-user.entity.js';
+import { normalizeUserInput } from './patch/normalize-user-input.js';
+import { jsonEqual } from './patch/scim-value-coercion.js';
+import { applyUserPatch } from './patch/scim-patch.js';
+import type { ScimUser } from './schema/user-schema.js';
+import { etagOf, matchesEntityTag } from './scim-etag.js';
+import { parseListFilter } from './scim-list-filter.js';
+import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
+import { toCanonicalUser, toStoredParts, toUserView, type ScimUserView } from './scim-user.representation.js';
+import { ScimUsersRepository } from './scim-users.repository.js';
+
+export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+/** Page size when the request gives no `count`, and the largest page served (ServiceProviderConfig maxResults). */
+export const DEFAULT_COUNT = 100;
+export const MAX_RESULTS = 1000;
+/** Column sizes (entities/scim-user.entity.ts). */
+const MAX_USER_NAME = 256;
+const MAX_EXTERNAL_ID = 256;
+/** Read-modify-write rounds before a PATCH/PUT without If-Match gives up on a user that keeps changing. */
+const WRITE_ATTEMPTS = 10;
+
+export interface ScimListResponse {
+  schemas: [typeof LIST_RESPONSE_SCHEMA];
+  totalResults: number;
+  startIndex: number;
+  itemsPerPage: number;
+  Resources: ScimUserView[];
+}
+
+export interface ListQuery {
+  filter?: string;
+  /** 1-based, already clamped to ≥ 1. */
+  startIndex: number;
+  /** Already clamped to 0…MAX_RESULTS. */
+  count: number;
+}
+
+/** The request's `If-Match` header (RFC 7232 §3.1, SCIM compares weakly: RFC 7644 §3.14). */
+export type IfMatch = string | undefined;
+
+@Injectable()
+export class ScimUsersService {
+  constructor(private readonly repository: ScimUsersRepository) {}
+
+  async create(body: unknown, baseUrl: string): Promise<ScimUserView> {
+    const user = this.normalize(body);
+    // A new user is active unless the client says otherwise (Okta and Entra always say; a bare client may not).
+    if (user.active === undefined) user.active = true;
+    const now = new Date();
+    const parts = toStoredParts(user);
+    const entity = Object.assign(new ScimUserEntity(), {
+      id: randomUUID(),
+      ...parts,
+      userNameLower: parts.userName.toLowerCase(),
+      version: 1,
+      createdAt: now,
+      lastModified: now,
+    });
+    await this.repository.insert(entity);
+    return toUserView(entity, baseUrl);
+  }
+
+  async get(id: string, baseUrl: string): Promise<ScimUserView> {
+    return toUserView(await this.load(id), baseUrl);
+  }
+
+  /** The current version of a user, for conditional GETs. */
+  async version(id: string): Promise<number> {
+    return (await this.load(id)).version;
+  }
+
+  async list(query: ListQuery, baseUrl: string): Promise<ScimListResponse> {
+    const filter =
+      query.filter !== undefined && query.filter.trim() !== '' ? parseListFilter(query.filter) : undefined;
+    let page;
+    try {
+      page = await this.repository.search(filter, query.startIndex - 1, query.count);
+    } catch (error) {
+      rethrowEngineError(error);
+    }
+    return {
+      schemas: [LIST_RESPONSE_SCHEMA],
+      totalResults: page.totalResults,
+      startIndex: query.startIndex,
+      itemsPerPage: page.users.length,
+      Resources: page.users.map((user) => toUserView(user, baseUrl)),
+    };
+  }
+
+  /** PUT (RFC 7644 §3.5.1): the body replaces every writable attribute; read-only input is ignored. */
+  async replace(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string): Promise<ScimUserView> {
+    const replacement = this.normalize(body);
+    return this.update(id, ifMatch, baseUrl, (current) => {
+      const next: ScimUser = { ...replacement };
+      // `active` is never cleared by leaving it out: that would silently disable or enable the user.
+      if (next.active === undefined && current.active !== undefined) next.active = current.active;
+      return next;
+    });
+  }
+
+  /** PATCH (RFC 7644 §3.5.2, operation 3): all operations apply, or none. */
+  async patch(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string): Promise<ScimUserView> {
+    return this.update(id, ifMatch, baseUrl, (current) => {
+      let patched: ScimUser;
+      try {
+        patched = applyUserPatch(current, body);
+      } catch (error) {
+        rethrowEngineError(error);
+      }
+      return patched;
+    });
+  }
+
+  async delete(id: string, ifMatch: IfMatch): Promise<void> {
+    if (ifMatch === undefined) {
+      if (!(await this.repository.delete(id))) throw ScimError.notFound(id);
+      return;
+    }
+    const current = await this.load(id);
+    if (!matchesEntityTag(ifMatch, current.version))
+      throw ScimError.preconditionFailed(etagOf(current.version));
+    if (!(await this.repository.delete(current.id, current.version))) {
+      const now = await this.load(id);
+      throw ScimError.preconditionFailed(etagOf(now.version));
+    }
+  }
+
+  private async load(id: string): Promise<ScimUserEntity> {
+    const entity = await this.repository.findById(id);
+    if (entity === null) throw ScimError.notFound(id);
+    return entity;
+  }
+
+  private normalize(body: unknown): ScimUser {
+    let user: ScimUser;
+    try {
+      user = normalizeUserInput(body);
+    } catch (error) {
+      rethrowEngineError(error);
+    }
+    this.checkSizes(user);
+    return user;
+  }
+
+  private checkSizes(user: ScimUser): void {
+    if (typeof user.userName !== 'string' || user.userName.trim() === '') {
+      throw ScimError.badRequest(ScimErrorCode.InvalidValue, 'userName is required and cannot be empty');
+    }
+    if (user.userName.length > MAX_USER_NAME || user.userName.toLowerCase().length > MAX_USER_NAME) {
+      throw ScimError.badRequest(
+        ScimErrorCode.InvalidValue,
+        `userName is longer than ${String(MAX_USER_NAME)} characters`,
+      );
+    }
+    if (user.externalId !== undefined && user.externalId.length > MAX_EXTERNAL_ID) {
+      throw ScimError.badRequest(
+        ScimErrorCode.InvalidValue,
+        `externalId is longer than ${String(MAX_EXTERNAL_ID)} characters`,
+      );
+    }
+  }
+
+  /**
+   * Read, change, write-if-unchanged. `change` gets the canonical user (with id, meta and schemas, so echoed
+   * read-only values are recognised as no-ops) and returns the new one. A result equal to the current user writes
+   * nothing and keeps the version (and ETag).
+   */
+  private async update(
+    id: string,
+    ifMatch: IfMatch,
+    baseUrl: string,
+    change: (current: ScimUser) => ScimUser,
+  ): Promise<ScimUserView> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.load(id);
+      if (ifMatch !== undefined && !matchesEntityTag(ifMatch, current.version)) {
+        throw ScimError.preconditionFailed(etagOf(current.version));
+      }
+      const next = change(toCanonicalUser(current, baseUrl));
+      this.checkSizes(next);
+      const parts = toStoredParts(next);
+      const unchanged =
+        parts.userName === current.userName &&
+        parts.externalId === current.externalId &&
+        jsonEqual(parts.attributes, current.attributes);
+      if (unchanged) return toUserView(current, baseUrl);
+      const changes = {
+        ...parts,
+        userNameLower: parts.userName.toLowerCase(),
+        lastModified: new Date(),
+      };
+      if (await this.repository.updateIfVersion(current.id, current.version, changes)) {
+        return toUserView(
+          Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
+          baseUrl,
+        );
+      }
+      // The user changed (or went) since it was read: with If-Match that is the client's 412 (or 404)…
+      if (ifMatch !== undefined) {
+        const now = await this.load(id);
+        throw ScimError.preconditionFailed(etagOf(now.version));
+      }
+      // …without it, apply the request again to the newer version, after a short random pause so that
+      // writers racing on one user spread out instead of colliding again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+    }
+    throw ScimError.concurrentModification(id);
+  }
+}

@@ -1,0 +1,48 @@
+// The SCIM users area (DESIGN §4, operation 3): /api/v1/scim/Users plus RFC 7644 §4 discovery, answering errors
+// in the SCIM error schema through the global filter's renderer hook (and an onSend hook for the few answers that
+// bypass the filter).
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ScimUserEntity } from './entities/scim-user.entity.js';
+import { ScimDiscoveryController } from './scim-discovery.controller.js';
+import { registerScimErrorRenderer, rewritePlatformError, SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
+import { ScimUsersController } from './scim-users.controller.js';
+import { ScimUsersRepository } from './scim-users.repository.js';
+import { ScimUsersService } from './scim-users.service.js';
+
+type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdapter']>['getInstance']>;
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ScimUserEntity])],
+  controllers: [ScimUsersController, ScimDiscoveryController],
+  providers: [ScimUsersService, ScimUsersRepository],
+})
+export class ScimModule implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {
+    // Also covers errors raised before routing (unknown SCIM path, malformed JSON, 401 from the global guard).
+    registerScimErrorRenderer();
+  }
+
+  onModuleInit(): void {
+    // No HTTP adapter in the maintenance CLI: nothing to hook there.
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (!fastify) return;
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      const contentType = reply.getHeader('content-type');
+      const rewritten = rewritePlatformError(
+        request.url,
+        reply.statusCode,
+        typeof contentType === 'string' ? contentType : undefined,
+        payload,
+      );
+      if (rewritten === undefined) {
+        done(null, payload);
+        return;
+      }
+      reply.header('content-type', SCIM_CONTENT_TYPE);
+      done(null, rewritten);
+    });
+  }
+}

@@ -1,0 +1,520 @@
+// Operations 1 and 2, schedule CRUD and the occurrence listing (DESIGN §3), on the real database.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { oneOff, scheduleBody, scheduleItem } from './factories/schedule.factory.js';
+import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const BY_GROUP = '/api/v1/Occurrence/hasOccurrences/byGroup';
+
+describe('schedules', () => {
+  let t: TestApp;
+  const create = async (body: unknown): Promise<string> => {
+    const response = await t.post('/api/v1/Schedule', body);
+    expect(response.statusCode).toBe(201);
+    return response.json().Result.Id as string;
+  };
+  const byGroup = (body: unknown, headers: Record<string, string> = {}) =>
+    t.request({
+      method: 'POST',
+      url: BY_GROUP,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify(body),
+    });
+  const has = async (ids: string[], start: string, end: string): Promise<boolean> => {
+    const response = await byGroup({ Groups: [{ Key: 'g', ScheduleIds: ids }], Start: start, End: end });
+    expect(response.statusCode).toBe(200);
+    return response.json().Groups.g as boolean;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  describe('CRUD', () => {
+    it('creates a schedule with ids assigned and every documented field present', async () => {
+      const response = await t.post(
+        '/api/v1/Schedule',
+        scheduleBody(
+          scheduleItem({
+            Recurrence: {
+              Pattern: 'FREQ=WEEKLY;BYDAY=MO',
+              Exceptions: [{ OriginalTime: '2026-01-12T08:00:00Z', IsDeleted: true }],
+            },
+          }),
+        ),
+      );
+      expect(response.statusCode).toBe(201);
+      const body = response.json();
+      expect(body).toMatchObject({ Succeeded: true, Message: null, Code: null });
+      const item = body.Result.ScheduleItems[0];
+      expect(Object.keys(item)).toEqual(['Id', 'Name', 'Start', 'End', 'StartTimeZone', 'Recurrence']);
+      expect(Object.keys(item.Recurrence)).toEqual([
+        'Id',
+        'StartTime',
+        'EndTime',
+        'Offset',
+        'EndCount',
+        'RecurrenceType',
+        'Interval',
+        'Duration',
+        'Pattern',
+        'Exceptions',
+      ]);
+      expect(item.Recurrence.Exceptions[0]).toEqual({
+        Id: expect.any(String),
+        RecurrenceId: item.Recurrence.Id,
+        OriginalTime: '2026-01-12T08:00:00Z',
+        IsDeleted: true,
+        NewStart: null,
+        NewEnd: null,
+        NewStartTime: null,
+        NewEndTime: null,
+      });
+      const fetched = await t.request({
+        method: 'GET',
+        url: `/api/v1/schedule/${body.Result.Id}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(fetched.json().Result).toEqual(body.Result);
+    });
+
+    it('names every bad field by path and writes nothing', async () => {
+      const before = (
+        await t.request({
+          method: 'GET',
+          url: '/api/v1/Schedule?PageSize=500',
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        })
+      ).json().Result.length;
+      const response = await t.post(
+        '/api/v1/Schedule',
+        scheduleBody(
+          scheduleItem(),
+          scheduleItem({ StartTimeZone: 'Mars/Olympus_Mons' }),
+          scheduleItem({ Recurrence: { Pattern: 'FREQ=FORTNIGHTLY' } }),
+          scheduleItem({
+            Recurrence: { Pattern: 'FREQ=DAILY', EndCount: 3, EndTime: '2026-02-01T00:00:00Z' },
+          }),
+        ),
+      );
+      expect(response.statusCode).toBe(400);
+      const fields = response.json().Errors.map((error: { Field: string }) => error.Field);
+      expect(fields).toContain('ScheduleItems[1].StartTimeZone');
+      expect(fields).toContain('ScheduleItems[2].Recurrence.Pattern');
+      expect(fields.some((field: string) => field.startsWith('ScheduleItems[3].Recurrence.'))).toBe(true);
+      const after = (
+        await t.request({
+          method: 'GET',
+          url: '/api/v1/Schedule?PageSize=500',
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        })
+      ).json().Result.length;
+      expect(after).toBe(before);
+    });
+
+    it('says when an exception matches no occurrence', async () => {
+      const response = await t.post(
+        '/api/v1/Schedule',
+        scheduleBody(
+          scheduleItem({
+            Recurrence: {
+              Pattern: 'FREQ=WEEKLY;BYDAY=MO',
+              Exceptions: [{ OriginalTime: '2026-01-13T08:00:00Z', IsDeleted: true }],
+            },
+          }),
+        ),
+      );
+      expect(response.statusCode).toBe(201);
+      expect(response.json().Message).toContain('ScheduleItems[0].Recurrence.Exceptions[0]');
+    });
+
+    it('answers 404 for an unknown id and 400 for a malformed one', async () => {
+      const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+      const missing = await t.request({
+        method: 'GET',
+        url: `/api/v1/Schedule/${UNKNOWN_ID}`,
+        headers: auth,
+      });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({ Succeeded: false, Code: 'ScheduleNotFound' });
+      const malformed = await t.request({
+        method: 'DELETE',
+        url: '/api/v1/Schedule/not-a-guid',
+        headers: auth,
+      });
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json().Errors[0].Field).toBe('id');
+    });
+
+    it('pages by creation with PageIndex/PageSize', async () => {
+      const fresh = await startTestApp();
+      try {
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++)
+          ids.push((await fresh.post('/api/v1/Schedule', scheduleBody())).json().Result.Id);
+        const get = (query: string) =>
+          fresh.request({
+            method: 'GET',
+            url: `/api/v1/Schedule${query}`,
+            headers: { authorization: `Bearer ${ADMIN_KEY}` },
+          });
+        const first = (await get('?PageIndex=1&PageSize=2')).json();
+        expect(first).toMatchObject({
+          Succeeded: true,
+          PageIndex: 1,
+          TotalPages: 2,
+          HasPreviousPage: false,
+          HasNextPage: true,
+        });
+        expect(first.Result.map((schedule: { Id: string }) => schedule.Id)).toEqual(ids.slice(0, 2));
+        const second = (await get('?pageindex=2&pagesize=2')).json();
+        expect(second).toMatchObject({
+          PageIndex: 2,
+          TotalPages: 2,
+          HasPreviousPage: true,
+          HasNextPage: false,
+        });
+        expect(second.Result.map((schedule: { Id: string }) => schedule.Id)).toEqual([ids[2]]);
+        expect((await get('')).json().Result).toHaveLength(3);
+        const bad = await get('?PageSize=501');
+        expect(bad.statusCode).toBe(400);
+        expect(bad.json().Errors[0].Field).toBe('PageSize');
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+
+  describe('operation 1', () => {
+    let weekly: string;
+    let longRunning: string;
+    beforeAll(async () => {
+      // Mon/Wed/Fri 09:00–09:15 Berlin; 2026-03-16 is a Monday (08:00Z, CET).
+      weekly = await create(
+        scheduleBody(
+          scheduleItem({
+            Recurrence: {
+              Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+              Exceptions: [
+                { OriginalTime: '2026-03-18T08:00:00Z', IsDeleted: true },
+                {
+                  OriginalTime: '2026-03-20T08:00:00Z',
+                  NewStartTime: '2026-03-21T12:00:00Z',
+                  NewEndTime: '2026-03-21T12:30:00Z',
+                },
+              ],
+            },
+          }),
+        ),
+      );
+      longRunning = await create(scheduleBody(oneOff('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z')));
+    });
+
+    it('answers per group, true iff an occurrence overlaps the window', async () => {
+      const response = await byGroup({
+        Groups: [
+          { Key: 'hit', ScheduleIds: [weekly] },
+          { Key: 'miss', ScheduleIds: [weekly] },
+          { Key: 'empty', ScheduleIds: [] },
+        ],
+        Start: '2026-03-16T08:05:00Z',
+        End: '2026-03-16T08:06:00Z',
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        Succeeded: true,
+        Message: null,
+        Code: null,
+        Groups: { hit: true, miss: true, empty: false },
+      });
+      expect(await has([weekly], '2026-03-16T08:15:00Z', '2026-03-16T09:00:00Z')).toBe(false);
+    });
+
+    it('counts an occurrence that began before the window and is still running', async () => {
+      expect(await has([longRunning], '2026-03-15T00:00:00Z', '2026-03-15T01:00:00Z')).toBe(true);
+      expect(await has([longRunning], '2026-04-01T00:00:00Z', '2026-04-02T00:00:00Z')).toBe(false);
+    });
+
+    it('applies deleted and moved exceptions', async () => {
+      expect(await has([weekly], '2026-03-18T08:00:00Z', '2026-03-18T08:15:00Z')).toBe(false);
+      expect(await has([weekly], '2026-03-20T08:00:00Z', '2026-03-20T08:15:00Z')).toBe(false);
+      expect(await has([weekly], '2026-03-21T12:10:00Z', '2026-03-21T12:11:00Z')).toBe(true);
+    });
+
+    it('jumps to a far window', async () => {
+      expect(await has([weekly], '2126-03-15T08:00:00Z', '2126-03-15T08:10:00Z')).toBe(true);
+      expect(await has([weekly], '2126-03-14T08:00:00Z', '2126-03-14T08:10:00Z')).toBe(false);
+    });
+
+    it('names unknown ids with Code UnknownSchedules while Succeeded stays true', async () => {
+      const response = await byGroup({
+        Groups: [{ Key: 'g', ScheduleIds: [UNKNOWN_ID, weekly] }],
+        Start: '2026-03-16T08:00:00Z',
+        End: '2026-03-16T08:10:00Z',
+      });
+      expect(response.json()).toMatchObject({
+        Succeeded: true,
+        Code: 'UnknownSchedules',
+        Groups: { g: true },
+      });
+      expect(response.json().Message).toContain(UNKNOWN_ID);
+    });
+
+    it('accepts camelCase property names', async () => {
+      const response = await byGroup({
+        groups: [{ key: 'g', scheduleIds: [weekly] }],
+        start: '2026-03-16T08:00:00Z',
+        end: '2026-03-16T08:10:00Z',
+      });
+      expect(response.json().Groups).toEqual({ g: true });
+    });
+
+    it.each([
+      [{ Groups: [], Start: '2026-01-01T00:00:00Z', End: '2026-01-02T00:00:00Z' }, 'Groups'],
+      [{ Start: '2026-01-01T00:00:00Z', End: '2026-01-02T00:00:00Z' }, 'Groups'],
+      [{ Groups: [{ Key: 'a', ScheduleIds: [] }], Start: '', End: '2026-01-02T00:00:00Z' }, 'Start'],
+      [
+        {
+          Groups: [{ Key: 'a', ScheduleIds: [] }],
+          Start: '2026-01-02T00:00:00Z',
+          End: '2026-01-02T00:00:00Z',
+        },
+        'End',
+      ],
+      [
+        { Groups: [{ Key: 'a' }, { Key: 'a' }], Start: '2026-01-01T00:00:00Z', End: '2026-01-02T00:00:00Z' },
+        'Groups[1].Key',
+      ],
+      [
+        {
+          Groups: [{ Key: '', ScheduleIds: [] }],
+          Start: '2026-01-01T00:00:00Z',
+          End: '2026-01-02T00:00:00Z',
+        },
+        'Groups[0].Key',
+      ],
+      [
+        {
+          Groups: [{ Key: 'a', ScheduleIds: ['x'] }],
+          Start: '2026-01-01T00:00:00Z',
+          End: '2026-01-02T00:00:00Z',
+        },
+        'Groups[0].ScheduleIds[0]',
+      ],
+      [
+        { Groups: [{ Key: 'a', Extra: 1 }], Start: '2026-01-01T00:00:00Z', End: '2026-01-02T00:00:00Z' },
+        'Groups[0].Extra',
+      ],
+      [
+        { Groups: [{ Key: 'a' }], Start: '2026-01-01T00:00:00Z', End: '2026-01-02T00:00:00Z', Other: true },
+        'Other',
+      ],
+    ])('rejects %j naming %s', async (body, field) => {
+      const response = await byGroup(body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().Code).toBe('ValidationFailed');
+      expect(response.json().Errors.map((error: { Field: string }) => error.Field)).toContain(field);
+    });
+
+    it('follows a schedule change and deletion', async () => {
+      const id = await create(scheduleBody(oneOff('2026-05-01T10:00:00Z', '2026-05-01T11:00:00Z')));
+      expect(await has([id], '2026-05-01T10:30:00Z', '2026-05-01T10:31:00Z')).toBe(true);
+      const put = await t.request({
+        method: 'PUT',
+        url: `/api/v1/Schedule/${id}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(scheduleBody(oneOff('2026-06-01T10:00:00Z', '2026-06-01T11:00:00Z'))),
+      });
+      expect(put.statusCode).toBe(200);
+      expect(await has([id], '2026-05-01T10:30:00Z', '2026-05-01T10:31:00Z')).toBe(false);
+      expect(await has([id], '2026-06-01T10:30:00Z', '2026-06-01T10:31:00Z')).toBe(true);
+      const deleted = await t.request({
+        method: 'DELETE',
+        url: `/api/v1/Schedule/${id}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(deleted.json()).toEqual({ Succeeded: true, Message: null, Code: null });
+      const after = await byGroup({
+        Groups: [{ Key: 'g', ScheduleIds: [id] }],
+        Start: '2026-06-01T10:30:00Z',
+        End: '2026-06-01T10:31:00Z',
+      });
+      expect(after.json()).toMatchObject({ Code: 'UnknownSchedules', Groups: { g: false } });
+    });
+
+    it('sees a change made through another instance on the same database', async () => {
+      const other = await startTestApp({ database: t.database });
+      try {
+        const id = await create(scheduleBody(oneOff('2026-07-01T10:00:00Z', '2026-07-01T11:00:00Z')));
+        expect(await has([id], '2026-07-01T10:00:00Z', '2026-07-01T10:01:00Z')).toBe(true);
+        await other.request({
+          method: 'PUT',
+          url: `/api/v1/Schedule/${id}`,
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(scheduleBody(oneOff('2026-08-01T10:00:00Z', '2026-08-01T11:00:00Z'))),
+        });
+        expect(await has([id], '2026-07-01T10:00:00Z', '2026-07-01T10:01:00Z')).toBe(false);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  describe('occurrence listing', () => {
+    it('lists overlapping occurrences in UTC, ordered by Start, with IsMoved', async () => {
+      const id = await create(
+        scheduleBody(
+          scheduleItem({
+            StartTimeZone: 'W. Europe Standard Time',
+            Recurrence: {
+              Pattern: 'FREQ=DAILY;COUNT=3',
+              Exceptions: [
+                {
+                  OriginalTime: '2026-01-06T08:00:00Z',
+                  NewStartTime: '2026-01-06T06:00:00Z',
+                  NewEndTime: '2026-01-06T06:15:00Z',
+                },
+              ],
+            },
+          }),
+        ),
+      );
+      const response = await t.request({
+        method: 'GET',
+        url: `/api/v1/Occurrence?ScheduleIds=${id},${UNKNOWN_ID}&Start=2026-01-01T00:00:00Z&End=2026-02-01T00:00:00Z`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      expect(body.Code).toBe('UnknownSchedules');
+      expect(body.Result.map((o: { Start: string; IsMoved: boolean }) => [o.Start, o.IsMoved])).toEqual([
+        ['2026-01-05T08:00:00.000Z', false],
+        ['2026-01-06T06:00:00.000Z', true],
+        ['2026-01-07T08:00:00.000Z', false],
+      ]);
+      expect(body.Result[0]).toEqual({
+        ScheduleId: id,
+        ScheduleItemId: expect.any(String),
+        Start: '2026-01-05T08:00:00.000Z',
+        End: '2026-01-05T08:15:00.000Z',
+        IsMoved: false,
+      });
+    });
+
+    it('refuses a window with more than 10,000 occurrences', async () => {
+      const id = await create(scheduleBody(scheduleItem({ Recurrence: { Pattern: 'FREQ=MINUTELY' } })));
+      const response = await t.request({
+        method: 'GET',
+        url: `/api/v1/Occurrence?ScheduleIds=${id}&Start=2026-02-01T00:00:00Z&End=2026-03-01T00:00:00Z`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().Code).toBe('TooManyOccurrences');
+    });
+  });
+
+  describe('access', () => {
+    it('keeps operation 1 public by default and the rest behind the schedules scope', async () => {
+      expect(
+        (
+          await byGroup({
+            Groups: [{ Key: 'a' }],
+            Start: '2026-01-01T00:00:00Z',
+            End: '2026-01-02T00:00:00Z',
+          })
+        ).statusCode,
+      ).toBe(200);
+      expect((await t.request({ method: 'GET', url: '/api/v1/Schedule' })).statusCode).toBe(401);
+    });
+
+    it('requires a key for operation 1 when PUBLIC_OCCURRENCES=false', async () => {
+      const closed = await startTestApp({ env: { PUBLIC_OCCURRENCES: 'false' } });
+      try {
+        const body = JSON.stringify({
+          Groups: [{ Key: 'a' }],
+          Start: '2026-01-01T00:00:00Z',
+          End: '2026-01-02T00:00:00Z',
+        });
+        const anonymous = await closed.request({
+          method: 'POST',
+          url: BY_GROUP,
+          headers: { 'content-type': 'application/json' },
+          payload: body,
+        });
+        expect(anonymous.statusCode).toBe(401);
+        const keyed = await closed.request({
+          method: 'POST',
+          url: BY_GROUP,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+          payload: body,
+        });
+        expect(keyed.statusCode).toBe(200);
+      } finally {
+        await closed.close();
+      }
+    });
+
+    it('documents operation 1 without a security requirement', async () => {
+      const document = (await t.request({ method: 'GET', url: '/docs-json' })).json();
+      const op = document.paths['/api/v1/Occurrence/hasOccurrences/byGroup'].post;
+      expect(op.operationId).toBe('Occurrence_HasOccurrencesGrouped');
+      expect(op.tags).toEqual(['Occurrence']);
+      expect(op.security).toBeUndefined();
+      expect(document.paths['/api/v1/Schedule'].get.security).toEqual([{ bearer: [] }]);
+    });
+  });
+});
+
+describe('operation 1 limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  const ids = (count: number) =>
+    Array.from({ length: count }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  const post = (body: unknown) =>
+    t.request({
+      method: 'POST',
+      url: BY_GROUP,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+
+  it('takes 50,000 ids in one request (larger than the default body limit)', async () => {
+    const groups = Array.from({ length: 10 }, (_, g) => ({
+      Key: `g${g}`,
+      ScheduleIds: ids(50_000).slice(g * 5000, (g + 1) * 5000),
+    }));
+    const response = await post({
+      Groups: groups,
+      Start: '2026-01-01T00:00:00Z',
+      End: '2026-01-02T00:00:00Z',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ Succeeded: true, Code: 'UnknownSchedules' });
+    expect(Object.values(response.json().Groups)).toEqual(Array(10).fill(false));
+  });
+
+  it('refuses more than 50,000 ids and more than 1,000 groups', async () => {
+    const tooMany = await post({
+      Groups: [
+        { Key: 'a', ScheduleIds: ids(30_000) },
+        { Key: 'b', ScheduleIds: ids(20_001) },
+      ],
+      Start: '2026-01-01T00:00:00Z',
+      End: '2026-01-02T00:00:00Z',
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().Errors[0].Field).toBe('Groups');
+    const groups = await post({
+      Groups: Array.from({ length: 1001 }, (_, i) => ({ Key: `k${i}` })),
+      Start: '2026-01-01T00:00:00Z',
+      End: '2026-01-02T00:00:00Z',
+    });
+    expect(groups.statusCode).toBe(400);
+    expect(groups.json().Errors.map((error: { Field: string }) => error.Field)).toContain('Groups');
+  });
+});
