@@ -259,6 +259,27 @@ describe('platform conventions', () => {
   });
 });
 
+describe('request time-out', () => {
+  it('answers a POST that runs past REQUEST_TIMEOUT_MS with 503 RequestTimeout, over real HTTP', async () => {
+    const t = await startTestApp({ extraModules: [ProbeModule], env: { REQUEST_TIMEOUT_MS: '300' } });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.getHttpServer().address() as { port: number };
+      const started = performance.now();
+      const response = await fetch(`http://127.0.0.1:${address.port}/probe/slow`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ Succeeded: false, Code: 'RequestTimeout' });
+      expect(performance.now() - started).toBeLessThan(1200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('DTO rules', () => {
   it('refuse to start when a route DTO uses a decorator the validator cannot check', async () => {
     await expect(startTestApp({ extraModules: [BadProbeModule] })).rejects.toThrow(

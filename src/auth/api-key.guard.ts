@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { ApiKeysService, type Principal } from './api-keys.service.js';
-import { ACCESS_RULE, type AccessRule } from './scopes.js';
+import { ACCESS_RULE, type AccessRule, type Scope } from './scopes.js';
 
 const ADMIN_ONLY: AccessRule = { scope: 'admin' };
 
@@ -29,14 +29,18 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const rule =
       this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
         context.getHandler(),
         context.getClass(),
       ]) ?? ADMIN_ONLY;
+    // Public routes answer synchronously: no promise on the hot path of operation 1.
     if (rule.scope === 'public' || rule.publicWhen?.(this.config)) return true;
+    return this.authenticate(context, rule.scope);
+  }
 
+  private async authenticate(context: ExecutionContext, scope: Scope): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
@@ -54,8 +58,8 @@ export class ApiKeyGuard implements CanActivate {
         'The API key is not valid or has been revoked.',
       );
     }
-    if (!principal.scopes.includes('admin') && !principal.scopes.includes(rule.scope)) {
-      throw new PlatformError(PlatformErrorCode.Forbidden, `This API key lacks the "${rule.scope}" scope.`);
+    if (!principal.scopes.includes('admin') && !principal.scopes.includes(scope)) {
+      throw new PlatformError(PlatformErrorCode.Forbidden, `This API key lacks the "${scope}" scope.`);
     }
     request.principal = principal;
     return true;

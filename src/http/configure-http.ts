@@ -3,10 +3,9 @@
 // and cost less per request.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import helmet from '@fastify/helmet';
 import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
@@ -14,6 +13,7 @@ import { requestContext, type RequestContext } from '../logging/request-context.
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
+import { securityHeaders } from './security-headers.js';
 
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -21,7 +21,6 @@ const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
 export function fastifyOptions(config: AppConfig) {
   return {
     bodyLimit: config.bodyLimit,
-    handlerTimeout: config.requestTimeoutMs,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     trustProxy: config.trustProxy,
     genReqId: (request: { headers: IncomingHttpHeaders }): string => {
@@ -36,6 +35,9 @@ interface TimedRequest extends FastifyRequest {
   receivedAt?: number;
 }
 
+/** How often the request deadlines are checked: a time-out answers within this much of REQUEST_TIMEOUT_MS. */
+const DEADLINE_SWEEP_MS = 100;
+
 export async function configureHttp(
   app: NestFastifyApplication,
   config: AppConfig,
@@ -45,17 +47,7 @@ export async function configureHttp(
   const metrics = app.get(MetricsService);
   const rateLimiter = app.get(RateLimiter);
 
-  if (config.securityHeaders)
-    await fastify.register(helmet, {
-      // Swagger UI at /docs loads its own scripts and styles from the same origin.
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-        },
-      },
-    });
+  const staticHeaders = { 'X-Correlation-Id': '', ...(config.securityHeaders ? securityHeaders() : {}) };
   if (config.corsOrigins !== undefined) {
     await fastify.register(cors, {
       origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
@@ -63,14 +55,35 @@ export async function configureHttp(
     });
   }
 
-  // Registered before app.init(), so it sees every Nest route as it is added.
+  // Per-route work is set up once here, with what it needs in closures: reading `request.routeOptions` in a global
+  // hook builds an object on every request (measured: ~45 µs of ~150 µs per request). Registered before
+  // app.init(), so it sees every Nest route as it is added.
   fastify.addHook('onRoute', (route) => {
     const limits = routeLimitsOf(route.config);
     if (limits?.bodyLimit !== undefined) route.bodyLimit = Math.max(limits.bodyLimit, config.bodyLimit);
-    // REQUEST_TIMEOUT_MS 0 means no time-out at all: nothing to extend.
-    if (limits?.extraTimeoutMs !== undefined && config.requestTimeoutMs > 0) {
-      route.handlerTimeout = config.requestTimeoutMs + limits.extraTimeoutMs;
-    }
+    const timeoutMs =
+      config.requestTimeoutMs > 0 ? config.requestTimeoutMs + (limits?.extraTimeoutMs ?? 0) : 0;
+    const url = route.url;
+    route.onRequest = [
+      ...hooksOf(route.onRequest),
+      (request: TimedRequest, reply: FastifyReply, done: () => void) => {
+        if (timeoutMs > 0 && !reply.sent) {
+          inFlight.set(request, {
+            due: Date.now() + timeoutMs,
+            reply,
+            correlationId: request.context!.correlationId,
+          });
+        }
+        done();
+      },
+    ] as typeof route.onRequest;
+    route.onResponse = [
+      ...hooksOf(route.onResponse),
+      (request: TimedRequest, reply: FastifyReply, done: () => void) => {
+        finish(request, reply, url);
+        done();
+      },
+    ] as typeof route.onResponse;
   });
 
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
@@ -86,7 +99,8 @@ export async function configureHttp(
     request.receivedAt = performance.now();
     const context: RequestContext = { correlationId: String(request.id) };
     request.context = context;
-    reply.header('X-Correlation-Id', context.correlationId);
+    staticHeaders['X-Correlation-Id'] = context.correlationId;
+    reply.headers(staticHeaders);
     if (rateLimiter.enabled) {
       const decision = rateLimiter.hit(RateLimiter.bucketFor(request.headers.authorization, request.ip));
       if (!decision.allowed) {
@@ -105,6 +119,36 @@ export async function configureHttp(
     requestContext.run(context, done);
   });
 
+  // Request time-out: our own deadline rather than Fastify's handlerTimeout, which on Node 20 is cleared as soon as a
+  // POST body has been read (so it never fired for POST routes) and costs an AbortController per request. One timer
+  // sweeps every in-flight request instead of one timer per request.
+  const inFlight = new Map<FastifyRequest, { due: number; reply: FastifyReply; correlationId: string }>();
+  if (config.requestTimeoutMs > 0) {
+    const sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [request, entry] of inFlight) {
+        if (entry.due > now) continue;
+        inFlight.delete(request);
+        if (entry.reply.sent) continue;
+        void entry.reply.code(503).send({
+          Succeeded: false,
+          Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
+          Code: PlatformErrorCode.RequestTimeout,
+          CorrelationId: entry.correlationId,
+        });
+      }
+    }, DEADLINE_SWEEP_MS);
+    sweeper.unref();
+    fastify.addHook('onClose', (_instance, done) => {
+      clearInterval(sweeper);
+      done();
+    });
+  }
+  fastify.addHook('onRequestAbort', (request, done) => {
+    inFlight.delete(request);
+    done();
+  });
+
   // DESIGN §2: without the header, a body's Context.CorrelationId names the request.
   fastify.addHook('preValidation', (request: TimedRequest, reply, done) => {
     if (request.headers[CORRELATION_HEADER] === undefined && request.context) {
@@ -117,22 +161,34 @@ export async function configureHttp(
     done();
   });
 
+  // Matched routes are finished by their own onResponse hook (above); this one covers the 404 handler.
   fastify.addHook('onResponse', (request: TimedRequest, reply, done) => {
-    const seconds = request.receivedAt === undefined ? 0 : (performance.now() - request.receivedAt) / 1000;
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observe(request.method, route, reply.statusCode, seconds);
-    logger.info(
-      {
-        correlationId: request.context?.correlationId ?? String(request.id),
-        method: request.method,
-        url: request.url.split('?')[0],
-        status: reply.statusCode,
-        durationMs: Math.round(seconds * 10_000) / 10,
-      },
-      'request completed',
-    );
+    if (request.is404) finish(request, reply, 'unmatched');
     done();
   });
+
+  function finish(request: TimedRequest, reply: FastifyReply, route: string): void {
+    inFlight.delete(request);
+    const seconds = request.receivedAt === undefined ? 0 : (performance.now() - request.receivedAt) / 1000;
+    metrics.observe(request.method, route, reply.statusCode, seconds);
+    if (logger.isLevelEnabled('info'))
+      logger.info(
+        {
+          correlationId: request.context?.correlationId ?? String(request.id),
+          method: request.method,
+          url: request.url.split('?')[0],
+          status: reply.statusCode,
+          durationMs: Math.round(seconds * 10_000) / 10,
+        },
+        'request completed',
+      );
+  }
+}
+
+type Hook = (...args: never[]) => unknown;
+
+function hooksOf(hooks: Hook | Hook[] | undefined): Hook[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 function correlationIdFromBody(body: unknown): string | undefined {

@@ -24,8 +24,23 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Labelled children cached by key: prom-client would otherwise hash the label object twice per request. */
+  private readonly children = new Map<
+    string,
+    { count: { inc(): void }; latency: { observe(value: number): void } }
+  >();
+
   observe(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.latency.observe({ method, route }, seconds);
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = {
+        count: this.requests.labels(method, route, String(status)),
+        latency: this.latency.labels(method, route),
+      };
+      this.children.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(seconds);
   }
 }

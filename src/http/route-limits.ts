@@ -1,6 +1,7 @@
 // Per-route exceptions to the global limits, declared on the route: a larger body (operation 1 takes 50,000 ids,
 // ~2 MB) or a longer time-out (changeSetState may wait for replication). Nest's FastifyAdapter passes @RouteConfig
-// into the route's `config` only, so configureHttp's onRoute hook turns the mark into Fastify route options.
+// into the route's `config` only: configureHttp reads the mark there (onRoute for the body limit, the request
+// deadline in onRequest for the time-out).
 import { RouteConfig } from '@nestjs/platform-fastify';
 
 export interface RouteLimitsOptions {

@@ -44,6 +44,14 @@ class ProbeController {
     throw new Error('database password=hunter2 leaked? Authorization: Bearer sekret-token');
   }
 
+  @Public()
+  @Post('slow')
+  @HttpCode(200)
+  async slow(): Promise<{ ok: boolean }> {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return { ok: true };
+  }
+
   @RequireScope('mail')
   @Get('mail-only')
   mailOnly(): { ok: boolean } {

@@ -4,7 +4,8 @@
 // and stop at the first hit; a COUNT-limited rule counts from DTSTART only as far as queries need and keeps
 // that progress, so each occurrence is counted at most once per compiled series.
 import { type IsoDuration, addDuration, durationBounds } from './iso-duration.js';
-import { type ExpansionRule, acquireCursor, releaseCursor, scanCandidates } from './rule-expander.js';
+import type { ExpansionRule } from './expansion-rule.js';
+import { acquireCursor, releaseCursor, scanCandidates } from './rule-cursor.js';
 import type { ZoneRules } from './time-zone.js';
 
 /** One occurrence; all instants are epoch milliseconds (UTC). */

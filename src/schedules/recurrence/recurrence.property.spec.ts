@@ -329,6 +329,40 @@ describe('property: invariants', () => {
     length: fc.integer({ min: 1, max: (3 * DAY) / MINUTE }).map((m) => m * MINUTE),
   });
 
+  it('hasOccurrenceIn agrees with occurrencesIn on windows placed around real occurrences', () => {
+    fc.assert(
+      fc.property(
+        ruleArb.filter((r) => r.freq !== 'SECONDLY' && r.freq !== 'MINUTELY'),
+        fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Pacific/Auckland', 'Asia/Kolkata'),
+        durationArb,
+        dtstartArb,
+        fc.nat(),
+        fc.integer({ min: -2 * DAY, max: 2 * DAY }),
+        fc.integer({ min: 1, max: 2 * DAY }),
+        (rule, zone, duration, dtstart, pick, shift, length) => {
+          const rrule = toRRule(rule, dtstart);
+          const series = compileSeries({
+            StartTimeZone: zone,
+            Start: new Date(dtstart).toISOString(),
+            Recurrence: { Pattern: rrule, Duration: duration },
+          });
+          const some = series.occurrencesIn(dtstart, dtstart + SPAN[rule.freq], 200);
+          const anchor = some[pick % some.length].start;
+          const from = anchor + shift;
+          const to = from + length;
+          const listed = series.occurrencesIn(from, to, 1).length > 0;
+          expect({ rrule, zone, from, has: series.hasOccurrenceIn(from, to) }).toEqual({
+            rrule,
+            zone,
+            from,
+            has: listed,
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+  }, 30_000);
+
   it('a window query equals the full expansion filtered by overlap, in zones with DST, with exceptions', () => {
     const overlapping = (list: readonly Occurrence[], from: number, to: number) =>
       list.filter((o) => o.start < to && (o.end > from || (o.end === o.start && o.start >= from)));

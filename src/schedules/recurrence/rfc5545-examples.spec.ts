@@ -475,6 +475,7 @@ const EXAMPLES: readonly Example[] = [
   },
 ];
 
+const HOUR = 3_600_000;
 const WIDE_START = Date.parse('1990-01-01T00:00:00Z');
 const WIDE_END = Date.parse('2100-01-01T00:00:00Z');
 
@@ -509,6 +510,45 @@ describe('RFC 5545 §3.8.5.3 examples (America/New_York)', () => {
       const last = Date.parse(example.expected[example.expected.length - 1]);
       expect(series.hasOccurrenceIn(last + 3_600_000, WIDE_END)).toBe(false);
       expect(series.hasOccurrenceIn(last, last + 1)).toBe(true);
+    }
+  });
+
+  it('window queries between the listed instances find exactly them (the jump-and-stop path)', () => {
+    for (const { example, rrule } of rows) {
+      const series = compileSeries({
+        StartTimeZone: 'America/New_York',
+        Recurrence: {
+          StartTime: `${example.dtstart}:00`,
+          Duration: 'PT1H',
+          Pattern: rrule,
+          Exceptions: example.exdates?.map((t) => ({ OriginalTime: t, IsDeleted: true })),
+        },
+      });
+      const instants = example.expected.map((e) => Date.parse(e));
+      instants.forEach((at, i) => {
+        expect({ rrule, at: example.expected[i], has: series.hasOccurrenceIn(at, at + 1) }).toEqual({
+          rrule,
+          at: example.expected[i],
+          has: true,
+        });
+        const next = instants[i + 1];
+        if (next !== undefined && next - at > HOUR) {
+          expect({ rrule, after: example.expected[i], has: series.hasOccurrenceIn(at + HOUR, next) }).toEqual(
+            {
+              rrule,
+              after: example.expected[i],
+              has: false,
+            },
+          );
+        }
+      });
+      if (!example.forever) {
+        const last = instants[instants.length - 1];
+        expect({ rrule, has: series.hasOccurrenceIn(last + HOUR, last + 30 * 24 * HOUR) }).toEqual({
+          rrule,
+          has: false,
+        });
+      }
     }
   });
 

@@ -346,6 +346,35 @@ describe('window jump', () => {
   });
 });
 
+describe('everyday rules, through both the listing and the existence check', () => {
+  it.each([
+    ['US Thanksgiving', 'FREQ=YEARLY;BYMONTH=11;BYDAY=4TH', '2026-11-26', '2026-11-19'],
+    ['EU summer time starts', 'FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU', '2027-03-28', '2027-03-21'],
+    ['US Labor Day', 'FREQ=YEARLY;BYMONTH=9;BYDAY=1MO', '2026-09-07', '2026-09-14'],
+    [
+      'last weekday of the month',
+      'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1',
+      '2026-05-29',
+      '2026-05-28',
+    ],
+    ['every other Friday', 'FREQ=WEEKLY;INTERVAL=2;BYDAY=FR', '2026-01-16', '2026-01-09'],
+    ['15th and last day', 'FREQ=MONTHLY;BYMONTHDAY=15,-1', '2026-02-28', '2026-02-27'],
+  ])('%s (%s): %s yes, %s no', (_name, pattern, yes, no) => {
+    const series = compileSeries({
+      StartTimeZone: 'Europe/Berlin',
+      Recurrence: { StartTime: '2025-01-02T10:00:00', Duration: 'PT1H', Pattern: pattern },
+    });
+    for (const [day, expected] of [
+      [yes, true],
+      [no, false],
+    ] as const) {
+      const from = t(`${day}T00:00:00Z`);
+      expect(series.hasOccurrenceIn(from, from + DAY)).toBe(expected);
+      expect(series.occurrencesIn(from, from + DAY, 10).length > 0).toBe(expected);
+    }
+  });
+});
+
 describe('exceptions (by original start instant)', () => {
   const base = { EndCount: 5 };
 

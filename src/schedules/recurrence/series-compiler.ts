@@ -7,7 +7,7 @@ import { type ExceptionSpec, type CompiledSeries, SeriesImpl } from './compiled-
 import { type ParsedDateTime, parseDateTime } from './iso-date-time.js';
 import { type IsoDuration, ZERO_DURATION, parseDuration } from './iso-duration.js';
 import { RecurrenceError } from './recurrence-error.js';
-import { buildExpansionRule } from './rule-expander.js';
+import { buildExpansionRule } from './expansion-rule.js';
 import {
   type Frequency,
   FREQUENCIES,

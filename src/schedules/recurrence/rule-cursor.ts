@@ -1,12 +1,11 @@
-// RFC 5545 §3.3.10 RECUR expansion and §3.8.5.3 recurrence set semantics, in local wall time:
-// - periods of FREQ × INTERVAL are walked in wall-clock time (sub-daily steps too, so a repeated fall-back hour is
-//   produced once); BYxxx parts expand or limit as in the RFC's table, which for days is the same as filtering every
-//   day of the period; BYSETPOS picks positions within one period's sorted set;
-// - wall times are turned into instants with the zone rules of DESIGN §3 (gap → shifted forward, ambiguous →
-//   first instant); because a shifted time can land after later wall times, instants are held back until no later
+// RFC 5545 §3.8.5.3 recurrence set, walked in local wall time from any instant:
+// - periods of FREQ × INTERVAL are generated in wall-clock time (sub-daily steps too, so a repeated fall-back hour
+//   is produced once); BYSETPOS picks positions within one period's sorted set;
+// - wall times become instants with the zone rules of DESIGN §3 (gap → shifted forward, ambiguous → first
+//   instant); because a shifted time can land after later wall times, instants are held back until no later
 //   period can produce a smaller one, then emitted sorted and without duplicates;
 // - DTSTART is always the first occurrence; candidates at or before it (in wall time or as an instant) are dropped;
-// - a cursor can start at any instant: it jumps to the period holding it instead of walking from DTSTART.
+// - a cursor starts at any instant by jumping to the period holding it instead of walking from DTSTART.
 import {
   MS_PER_DAY,
   MS_PER_HOUR,
@@ -15,28 +14,27 @@ import {
   civilFromDays,
   daysFromCivil,
   daysInMonth,
-  daysInYear,
   firstDayOfWeekOne,
-  mod,
-  packedDay,
   packedMonth,
   packedYear,
-  weekdayOfDays,
 } from './calendar.js';
-import type { Frequency, WeekdayNum } from './rrule-parser.js';
-import { MAX_YEAR, type ZoneRules } from './time-zone.js';
+import {
+  DAILY,
+  type ExpansionRule,
+  HOURLY,
+  MAX_WALL,
+  MONTHLY,
+  SECONDLY,
+  SUB_DAILY_UNIT,
+  WEEKLY,
+  YEARLY,
+  dayInRule,
+  dayMatches,
+  sortedUnique,
+  weekYearOf,
+} from './expansion-rule.js';
+import { MAX_YEAR } from './time-zone.js';
 
-export const SECONDLY = 0;
-export const MINUTELY = 1;
-export const HOURLY = 2;
-export const DAILY = 3;
-export const WEEKLY = 4;
-export const MONTHLY = 5;
-export const YEARLY = 6;
-
-const FREQ_INDEX: Record<Frequency, number> = { SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY };
-const SUB_DAILY_UNIT = [MS_PER_SECOND, MS_PER_MINUTE, MS_PER_HOUR];
-const MAX_WALL = daysFromCivil(MAX_YEAR + 1, 1, 1) * MS_PER_DAY;
 /**
  * Periods in a row that may produce nothing before a scan gives up. A day-level rule's periods repeat within the
  * 400-year Gregorian cycle (at most 146,097 of them), so an empty run longer than that means the rule cannot
@@ -45,301 +43,6 @@ const MAX_WALL = daysFromCivil(MAX_YEAR + 1, 1, 1) * MS_PER_DAY;
  * budget bounds their scans; it only ends scans of rules that have no further occurrence.
  */
 const EMPTY_PERIOD_BUDGET = 500_000;
-
-/** Everything a cursor needs, fixed at compile time. Immutable and shareable. */
-export interface ExpansionRule {
-  readonly freq: number;
-  readonly interval: number;
-  readonly zone: ZoneRules;
-  readonly dtWall: number;
-  readonly dtInstant: number;
-  /** Inclusive UNTIL as an instant; Infinity when absent. */
-  readonly untilInstant: number;
-  /** COUNT, 0 when absent. */
-  readonly count: number;
-  readonly wkst: number;
-  /** Bit m set for each BYMONTH month m; 0 when absent. */
-  readonly byMonthMask: number;
-  readonly byWeekNo: readonly number[] | undefined;
-  readonly byYearDay: readonly number[] | undefined;
-  readonly byMonthDay: readonly number[] | undefined;
-  /** Bit w set for each BYDAY weekday without ordinal. */
-  readonly byDayMask: number;
-  /** BYDAY entries with an ordinal. */
-  readonly byDayNth: readonly WeekdayNum[] | undefined;
-  readonly hasByDay: boolean;
-  /** Limits at or above the frequency's own unit (sub-daily frequencies only): index → allowed. */
-  readonly hourLimit: readonly boolean[] | undefined;
-  readonly minuteLimit: readonly boolean[] | undefined;
-  readonly secondLimit: readonly boolean[] | undefined;
-  /** Offsets (ms) within a period's finest expanded unit: within the day for DAILY+, within the hour for HOURLY… */
-  readonly times: readonly number[];
-  readonly bySetPos: readonly number[] | undefined;
-  /** WEEKLY fast path: day offsets within the week when BYDAY is the only day-level part. */
-  readonly weekOffsets: readonly number[] | undefined;
-  readonly needsCivil: boolean;
-  /** The rule can produce nothing beyond DTSTART (no time of day left, or BYSETPOS beyond any period's size). */
-  readonly neverMatches: boolean;
-  // DTSTART's period coordinates.
-  readonly baseWall: number;
-  readonly dtDay: number;
-  readonly dtWeekStart: number;
-  readonly dtMonthIndex: number;
-  readonly dtYear: number;
-}
-
-export interface RuleSpec {
-  readonly freq: Frequency;
-  readonly interval: number;
-  readonly count: number;
-  readonly untilInstant: number;
-  readonly wkst: number;
-  readonly bySecond?: readonly number[];
-  readonly byMinute?: readonly number[];
-  readonly byHour?: readonly number[];
-  readonly byDay?: readonly WeekdayNum[];
-  readonly byMonthDay?: readonly number[];
-  readonly byYearDay?: readonly number[];
-  readonly byWeekNo?: readonly number[];
-  readonly byMonth?: readonly number[];
-  readonly bySetPos?: readonly number[];
-}
-
-function sortedUnique(values: readonly number[]): number[] {
-  return [...new Set(values)].sort((a, b) => a - b);
-}
-
-function limitTable(values: readonly number[] | undefined, size: number): boolean[] | undefined {
-  if (!values) return undefined;
-  const table = new Array<boolean>(size).fill(false);
-  for (const v of values) if (v < size) table[v] = true;
-  return table;
-}
-
-/** Builds the immutable expansion data of a rule anchored at DTSTART (a wall time and its instant). */
-export function buildExpansionRule(
-  spec: RuleSpec,
-  zone: ZoneRules,
-  dtWall: number,
-  dtInstant: number,
-): ExpansionRule {
-  const freq = FREQ_INDEX[spec.freq];
-  const dtDay = Math.floor(dtWall / MS_PER_DAY);
-  const msOfDay = dtWall - dtDay * MS_PER_DAY;
-  const dtHour = Math.floor(msOfDay / MS_PER_HOUR);
-  const dtMinute = Math.floor((msOfDay % MS_PER_HOUR) / MS_PER_MINUTE);
-  const dtSecond = Math.floor((msOfDay % MS_PER_MINUTE) / MS_PER_SECOND);
-  // Sub-second precision of DTSTART is carried onto every occurrence; RECUR itself has none.
-  const dtMillis = msOfDay % MS_PER_SECOND;
-  const civil = civilFromDays(dtDay);
-
-  let byMonth = spec.byMonth;
-  let byMonthDay = spec.byMonthDay;
-  let byDay = spec.byDay;
-  // Parts the rule leaves open come from DTSTART (RFC 5545 §3.3.10, "information not contained in the rule").
-  if (!spec.byWeekNo && !spec.byYearDay && !byMonthDay && !byDay) {
-    if (freq === YEARLY) {
-      byMonth ??= [packedMonth(civil)];
-      byMonthDay = [packedDay(civil)];
-    } else if (freq === MONTHLY) {
-      byMonthDay = [packedDay(civil)];
-    } else if (freq === WEEKLY) {
-      byDay = [{ weekday: weekdayOfDays(dtDay), ordinal: 0 }];
-    }
-  } else if (freq === YEARLY && spec.byWeekNo && !spec.byYearDay && !byMonthDay && !byDay) {
-    // BYWEEKNO names weeks, not days: the day within the week is DTSTART's weekday, as for FREQ=WEEKLY.
-    byDay = [{ weekday: weekdayOfDays(dtDay), ordinal: 0 }];
-  }
-  const hours = freq >= DAILY ? sortedUnique(spec.byHour ?? [dtHour]) : undefined;
-  const minutes = freq >= HOURLY ? sortedUnique(spec.byMinute ?? [dtMinute]) : undefined;
-  // A leap second (BYSECOND=60) names a time that does not exist in the civil time scale and is ignored.
-  const seconds =
-    freq >= MINUTELY ? sortedUnique(spec.bySecond ?? [dtSecond]).filter((s) => s < 60) : undefined;
-
-  const times: number[] = [];
-  for (const h of hours ?? [0]) {
-    for (const m of minutes ?? [0]) {
-      for (const s of seconds ?? [0]) {
-        times.push(h * MS_PER_HOUR + m * MS_PER_MINUTE + s * MS_PER_SECOND + dtMillis);
-      }
-    }
-  }
-
-  let byMonthMask = 0;
-  for (const m of byMonth ?? []) byMonthMask |= 1 << m;
-  let byDayMask = 0;
-  const nth: WeekdayNum[] = [];
-  for (const d of byDay ?? []) {
-    if (d.ordinal === 0) byDayMask |= 1 << d.weekday;
-    else nth.push(d);
-  }
-
-  const onlyByDay = !byMonth && !byMonthDay && !spec.byYearDay && !spec.byWeekNo && nth.length === 0;
-  const weekOffsets =
-    freq === WEEKLY && onlyByDay
-      ? sortedUnique((byDay ?? []).map((d) => mod(d.weekday - spec.wkst, 7)))
-      : undefined;
-
-  const unit = freq < DAILY ? SUB_DAILY_UNIT[freq] : MS_PER_DAY;
-  const periodTimes = freq === SECONDLY ? 1 : times.length;
-  const maxPerPeriod =
-    periodTimes * (freq === YEARLY ? 366 : freq === MONTHLY ? 31 : freq === WEEKLY ? 7 : 1);
-  const hourLimit = freq < DAILY ? limitTable(spec.byHour, 24) : undefined;
-  const minuteLimit = freq < HOURLY ? limitTable(spec.byMinute, 60) : undefined;
-  const secondLimit = freq < MINUTELY ? limitTable(spec.bySecond, 61) : undefined;
-  const neverMatches =
-    periodTimes === 0 ||
-    (spec.bySetPos?.every((p) => Math.abs(p) > maxPerPeriod) ?? false) ||
-    (freq < DAILY &&
-      !someAlignedTimeAllowed(freq, spec.interval, dtWall, hourLimit, minuteLimit, secondLimit));
-  return {
-    freq,
-    interval: spec.interval,
-    zone,
-    dtWall,
-    dtInstant,
-    untilInstant: spec.untilInstant,
-    count: spec.count,
-    wkst: spec.wkst,
-    byMonthMask,
-    byWeekNo: spec.byWeekNo,
-    byYearDay: spec.byYearDay,
-    byMonthDay,
-    byDayMask,
-    byDayNth: nth.length > 0 ? nth : undefined,
-    hasByDay: byDay !== undefined,
-    hourLimit,
-    minuteLimit,
-    secondLimit,
-    times: freq === SECONDLY ? [dtMillis] : times,
-    bySetPos: spec.bySetPos,
-    weekOffsets,
-    neverMatches,
-    needsCivil:
-      byMonth !== undefined || byMonthDay !== undefined || spec.byYearDay !== undefined || nth.length > 0,
-    baseWall: Math.floor(dtWall / unit) * unit,
-    dtDay,
-    dtWeekStart: dtDay - mod(weekdayOfDays(dtDay) - spec.wkst, 7),
-    dtMonthIndex: packedYear(civil) * 12 + packedMonth(civil) - 1,
-    // INTERVAL counts years from DTSTART's calendar year, also when BYWEEKNO makes a period its week-year.
-    dtYear: packedYear(civil),
-  };
-}
-
-function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
-}
-
-/**
- * Sub-daily periods step through the day in wall-clock units, so within a day only the units congruent to
- * DTSTART's modulo gcd(INTERVAL, units per day) are ever reached (FREQ=SECONDLY;INTERVAL=2 never sees an odd
- * second). False when none of those passes the BYHOUR/BYMINUTE/BYSECOND limits: the rule can never match.
- */
-function someAlignedTimeAllowed(
-  freq: number,
-  interval: number,
-  dtWall: number,
-  hourLimit: readonly boolean[] | undefined,
-  minuteLimit: readonly boolean[] | undefined,
-  secondLimit: readonly boolean[] | undefined,
-): boolean {
-  const unit = SUB_DAILY_UNIT[freq];
-  const perDay = MS_PER_DAY / unit;
-  const step = gcd(interval % perDay, perDay) || perDay;
-  if (step === 1) return true;
-  const first = Math.floor(mod(dtWall, MS_PER_DAY) / unit) % step;
-  for (let p = first; p < perDay; p += step) {
-    const ms = p * unit;
-    if (hourLimit && !hourLimit[Math.floor(ms / MS_PER_HOUR)]) continue;
-    if (minuteLimit && !minuteLimit[Math.floor((ms % MS_PER_HOUR) / MS_PER_MINUTE)]) continue;
-    if (secondLimit && !secondLimit[Math.floor((ms % MS_PER_MINUTE) / MS_PER_SECOND)]) continue;
-    return true;
-  }
-  return false;
-}
-
-/** The week-numbering year (RFC 5545 §3.3.10 BYWEEKNO, weeks starting on WKST) that `day` belongs to. */
-function weekYearOf(day: number, wkst: number): number {
-  const year = packedYear(civilFromDays(day));
-  if (day < firstDayOfWeekOne(year, wkst)) return year - 1;
-  return day >= firstDayOfWeekOne(year + 1, wkst) ? year + 1 : year;
-}
-
-/** Position of `day` among the same weekdays of [scopeStart, scopeEnd): +n from the start and −n from the end. */
-function matchesNth(
-  nth: readonly WeekdayNum[],
-  day: number,
-  weekday: number,
-  scopeStart: number,
-  scopeEnd: number,
-) {
-  const fromStart = Math.floor((day - scopeStart) / 7) + 1;
-  const fromEnd = -(Math.floor((scopeEnd - 1 - day) / 7) + 1);
-  for (const d of nth) {
-    if (d.weekday === weekday && (d.ordinal === fromStart || d.ordinal === fromEnd)) return true;
-  }
-  return false;
-}
-
-function includesEither(values: readonly number[], positive: number, negative: number): boolean {
-  for (const v of values) if (v === positive || v === negative) return true;
-  return false;
-}
-
-/** Week number of `day` under WKST, negative form included, against the precomputed week-one starts. */
-function matchesWeekNo(rule: ExpansionRule, day: number, year: number): boolean {
-  const list = rule.byWeekNo;
-  if (!list) return true;
-  let start = firstDayOfWeekOne(year, rule.wkst);
-  let next = firstDayOfWeekOne(year + 1, rule.wkst);
-  if (day < start) {
-    next = start;
-    start = firstDayOfWeekOne(year - 1, rule.wkst);
-  } else if (day >= next) {
-    start = next;
-    next = firstDayOfWeekOne(year + 2, rule.wkst);
-  }
-  const week = Math.floor((day - start) / 7) + 1;
-  const weeks = (next - start) / 7;
-  return includesEither(list, week, week - weeks - 1);
-}
-
-/**
- * Whether a day passes every day-level BYxxx part. `nthScope` selects what BYDAY ordinals count within:
- * 0 none (they cannot occur), 1 the month, 2 the year.
- */
-function dayMatches(rule: ExpansionRule, day: number, nthScope: number): boolean {
-  let weekday = -1;
-  if (rule.hasByDay && rule.byDayNth === undefined) {
-    weekday = weekdayOfDays(day);
-    if ((rule.byDayMask & (1 << weekday)) === 0) return false;
-  }
-  if (!rule.needsCivil && rule.byWeekNo === undefined) return true;
-  const civil = civilFromDays(day);
-  const year = packedYear(civil);
-  const month = packedMonth(civil);
-  if (rule.byMonthMask !== 0 && (rule.byMonthMask & (1 << month)) === 0) return false;
-  if (rule.byMonthDay) {
-    const md = packedDay(civil);
-    if (!includesEither(rule.byMonthDay, md, md - daysInMonth(year, month) - 1)) return false;
-  }
-  if (rule.byYearDay) {
-    const yd = day - daysFromCivil(year, 1, 1) + 1;
-    if (!includesEither(rule.byYearDay, yd, yd - daysInYear(year) - 1)) return false;
-  }
-  if (rule.byWeekNo && !matchesWeekNo(rule, day, year)) return false;
-  if (rule.byDayNth) {
-    if (weekday < 0) weekday = weekdayOfDays(day);
-    if ((rule.byDayMask & (1 << weekday)) !== 0) return true;
-    if (nthScope === 1) {
-      const first = day - packedDay(civil) + 1;
-      return matchesNth(rule.byDayNth, day, weekday, first, first + daysInMonth(year, month));
-    }
-    const first = daysFromCivil(year, 1, 1);
-    return matchesNth(rule.byDayNth, day, weekday, first, first + daysInYear(year));
-  }
-  return true;
-}
 
 /**
  * A position in a rule's expansion. Mutable and reusable (see acquireCursor); the rule it walks is
@@ -652,30 +355,6 @@ function sortPrefix(values: number[], length: number): void {
     }
     values[j + 1] = v;
   }
-}
-
-/** Whether `day` lies in a generated period (INTERVAL phase) and passes every day-level part. Day-level FREQ only. */
-function dayInRule(rule: ExpansionRule, day: number): boolean {
-  let period: number;
-  let nthScope = 0;
-  switch (rule.freq) {
-    case DAILY:
-      period = day - rule.dtDay;
-      break;
-    case WEEKLY:
-      period = Math.floor((day - rule.dtWeekStart) / 7);
-      break;
-    case MONTHLY: {
-      const civil = civilFromDays(day);
-      period = packedYear(civil) * 12 + packedMonth(civil) - 1 - rule.dtMonthIndex;
-      nthScope = 1;
-      break;
-    }
-    default:
-      period = (rule.byWeekNo ? weekYearOf(day, rule.wkst) : packedYear(civilFromDays(day))) - rule.dtYear;
-      nthScope = rule.byMonthMask !== 0 ? 1 : 2;
-  }
-  return period >= 0 && period % rule.interval === 0 && dayMatches(rule, day, nthScope);
 }
 
 /** Longest range scanCandidates walks day by day; longer ones go through a cursor, which can skip empty periods. */
