@@ -325,6 +325,19 @@ describe('SCIM users', () => {
     });
   });
 
+  describe('documented email fields', () => {
+    it('answers every documented email field (nullable included) and takes the answer back in a PUT', async () => {
+      const user = await createUser({});
+      const got = await scim.get(`/Users/${user.id}`);
+      const body = got.json();
+      for (const email of body.emails)
+        expect(Object.keys(email)).toEqual(['type', 'nullable', 'value', 'display', 'primary']);
+      const put = await scim.put(`/Users/${user.id}`, body);
+      expect(put.statusCode).toBe(200);
+      expect(put.json().emails).toEqual(body.emails);
+    });
+  });
+
   describe('operation 3 (PATCH) as documented', () => {
     it('takes {Schemas, Operations:[{Path, Value}]} without op as replace and answers every documented field', async () => {
       const user = await createUser({ name: undefined, emails: undefined, externalId: undefined });

@@ -1,63 +1,29 @@
-// Entities ↔ the documented Schedule representation, and ↔ the recurrence engine's input.
-import type { ScheduleItemInput as EngineItem } from './recurrence/index.js';
-import type { ScheduleDto, ScheduleItemInput } from './dto/schedule.dto.js';
+// Entities ↔ the documented Schedule representation (which is also the recurrence engine's input).
+import type { ScheduleDto, ScheduleItemDto, ScheduleItemInput } from './dto/schedule.dto.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 
 const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
 
 export function toScheduleDto(schedule: Schedule): ScheduleDto {
-  return {
-    Id: schedule.id,
-    ScheduleItems: [...schedule.items]
-      .sort(byPosition)
-      .map((item) => recurrenceOf(item))
-      .map(([item, recurrence]) => ({
-        Id: item.id,
-        Name: item.name,
-        Start: item.start,
-        End: item.end,
-        StartTimeZone: item.startTimeZone,
-        Recurrence: recurrence
-          ? {
-              Id: recurrence.id,
-              StartTime: recurrence.startTime,
-              EndTime: recurrence.endTime,
-              Offset: recurrence.offset,
-              EndCount: recurrence.endCount,
-              RecurrenceType: recurrence.recurrenceType,
-              Interval: recurrence.interval,
-              Duration: recurrence.duration,
-              Pattern: recurrence.pattern,
-              Exceptions: [...(recurrence.exceptions ?? [])].sort(byPosition).map((exception) => ({
-                Id: exception.id,
-                RecurrenceId: recurrence.id,
-                OriginalTime: exception.originalTime,
-                IsDeleted: exception.isDeleted,
-                NewStart: exception.newStart,
-                NewEnd: exception.newEnd,
-                NewStartTime: exception.newStartTime,
-                NewEndTime: exception.newEndTime,
-              })),
-            }
-          : null,
-      })),
-  };
+  return { Id: schedule.id, ScheduleItems: [...schedule.items].sort(byPosition).map(toItemDto) };
 }
 
-/** The engine reads the same field names as the API; stored rows are turned back into that shape. */
-function recurrenceOf(item: ScheduleItem): [ScheduleItem, Recurrence | undefined] {
-  return [item, item.recurrences?.[0]];
-}
-
-export function toEngineItem(item: ScheduleItem): EngineItem {
+/**
+ * A stored item in the documented representation. The recurrence engine reads the same field names, so this is
+ * also its input (it ignores the ids).
+ */
+export function toItemDto(item: ScheduleItem): ScheduleItemDto {
   const recurrence = item.recurrences?.[0];
   return {
+    Id: item.id,
+    Name: item.name,
     Start: item.start,
     End: item.end,
     StartTimeZone: item.startTimeZone,
     Recurrence: recurrence
       ? {
+          Id: recurrence.id,
           StartTime: recurrence.startTime,
           EndTime: recurrence.endTime,
           Offset: recurrence.offset,
@@ -67,6 +33,8 @@ export function toEngineItem(item: ScheduleItem): EngineItem {
           Duration: recurrence.duration,
           Pattern: recurrence.pattern,
           Exceptions: [...(recurrence.exceptions ?? [])].sort(byPosition).map((exception) => ({
+            Id: exception.id,
+            RecurrenceId: recurrence.id,
             OriginalTime: exception.originalTime,
             IsDeleted: exception.isDeleted,
             NewStart: exception.newStart,

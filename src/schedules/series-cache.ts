@@ -8,7 +8,7 @@ import { In, type Repository } from 'typeorm';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { Schedule } from './entities/schedule.entity.js';
 import { compileSeries, type CompiledSeries } from './recurrence/index.js';
-import { toEngineItem } from './schedule-mapping.js';
+import { toItemDto } from './schedule-mapping.js';
 
 export interface CompiledItem {
   itemId: string;
@@ -80,7 +80,7 @@ export class SeriesCache {
     const items: CompiledItem[] = [];
     for (const item of [...schedule.items].sort((a, b) => a.position - b.position)) {
       try {
-        items.push({ itemId: item.id, series: compileSeries(toEngineItem(item)) });
+        items.push({ itemId: item.id, series: compileSeries(toItemDto(item)) });
       } catch (error) {
         // Stored data was valid when written; a zone dropped from the tz database could still break it later.
         this.logger.warn(

@@ -34,6 +34,7 @@ export interface ScimNameView {
 
 export interface ScimEmailView {
   type: string | null;
+  nullable: string | null;
   value: string | null;
   display: string | null;
   primary: boolean;
@@ -158,6 +159,7 @@ export function toUserView(entity: Readonly<ScimUserEntity>, baseUrl: string): S
     active: typeof user.active === 'boolean' ? user.active : null,
     emails: listOrNull(user.emails, (email) => ({
       type: text(email.type),
+      nullable: text(email.nullable),
       value: text(email.value),
       display: text(email.display),
       primary: email.primary === true,

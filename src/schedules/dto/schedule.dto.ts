@@ -160,8 +160,32 @@ export class ScheduleItemInput {
   Recurrence?: RecurrenceInput | null;
 }
 
+/** A realistic schedule for Swagger: a weekly stand-up in Berlin, one occurrence cancelled and one moved. */
+const STAND_UP_EXAMPLE = [
+  {
+    Name: 'Team stand-up',
+    Start: '2026-01-05T09:00:00+01:00',
+    End: '2026-01-05T09:15:00+01:00',
+    StartTimeZone: 'Europe/Berlin',
+    Recurrence: {
+      RecurrenceType: 'Weekly',
+      Interval: '1',
+      Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+      EndTime: '2026-12-31T23:59:59Z',
+      Exceptions: [
+        { OriginalTime: '2026-03-16T08:00:00Z', IsDeleted: true },
+        {
+          OriginalTime: '2026-03-18T08:00:00Z',
+          NewStartTime: '2026-03-18T12:00:00Z',
+          NewEndTime: '2026-03-18T12:15:00Z',
+        },
+      ],
+    },
+  },
+];
+
 export class ScheduleInput {
-  @ApiProperty({ type: [ScheduleItemInput] })
+  @ApiProperty({ type: [ScheduleItemInput], example: STAND_UP_EXAMPLE })
   @IsArray()
   @ArrayMaxSize(100)
   @ValidateNested({ each: true })

@@ -24,6 +24,8 @@ export class ScimNameDto {
 
 export class ScimEmailDto {
   @ApiProperty({ nullable: true, example: 'work' }) type!: string | null;
+  @ApiProperty({ nullable: true, example: null, description: 'Listed by the interface; kept as sent' })
+  nullable!: string | null;
   @ApiProperty({ nullable: true, example: 'bjensen@example.com' }) value!: string | null;
   @ApiProperty({ nullable: true, example: null }) display!: string | null;
   @ApiProperty({ example: true }) primary!: boolean;

@@ -138,6 +138,9 @@ export const USER_SCHEMA: ScimSchemaDefinition = {
     attribute('active', "A Boolean value indicating the User's administrative status.", { type: 'boolean' }),
     multiValuedComplex('emails', 'Email addresses for the user.', [
       attribute('value', 'Email address for the user.'),
+      // The interface document lists `nullable` on emails without saying what it means: kept as sent, so a client
+      // can send back what it read.
+      attribute('nullable', 'Listed by the service interface for emails; stored and returned as sent.'),
       attribute('display', 'A human-readable name, primarily used for display purposes.'),
       attribute('type', "A label indicating the attribute's function, e.g. 'work' or 'home'.", {
         canonicalValues: ['work', 'home', 'other'],
@@ -240,6 +243,7 @@ export interface ScimName {
 /** Element of emails, phoneNumbers and roles (RFC 7643 §2.4 multi-valued sub-attributes). */
 export interface ScimMultiValue {
   value?: string;
+  nullable?: string;
   display?: string;
   type?: string;
   primary?: boolean;
