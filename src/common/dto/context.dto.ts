@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { OptionalNestedList } from './nested.js';
 
 export class ClaimDto {
   @ApiPropertyOptional({ example: 'role', nullable: true })
@@ -43,10 +43,7 @@ export class ContextDto {
   Domain?: string | null;
 
   @ApiPropertyOptional({ type: [ClaimDto], nullable: true })
-  @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => ClaimDto)
+  @OptionalNestedList(() => ClaimDto)
   Claims?: ClaimDto[] | null;
 
   @ApiPropertyOptional({ type: [String], nullable: true, example: [] })

@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { AllowUnknownProperties } from '../../validation/compile-dto.js';
+import { OptionalNested } from '../../common/dto/nested.js';
 
 const ID_LENGTH = 100;
 const TOKEN_LENGTH = 8192;
@@ -54,15 +55,11 @@ export class ConfigEntryDto {
   ValueType?: string | null;
 
   @ApiPropertyOptional({ type: DeviceConfigDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => DeviceConfigDto)
+  @OptionalNested(() => DeviceConfigDto)
   DeviceConfig?: DeviceConfigDto | null;
 
   @ApiPropertyOptional({ type: StringConfigDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => StringConfigDto)
+  @OptionalNested(() => StringConfigDto)
   StringConfig?: StringConfigDto | null;
 }
 
@@ -111,9 +108,7 @@ export class InstalledAppBodyDto {
   LocationId?: string | null;
 
   @ApiPropertyOptional({ type: ConfigDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ConfigDto)
+  @OptionalNested(() => ConfigDto)
   Config?: ConfigDto | null;
 
   @ApiPropertyOptional({ type: [String], example: ['r:devices:31192dc9-eb45-4d90-b606-21e9b66d8c2b'] })
@@ -175,9 +170,7 @@ export class ConfigurationDataDto {
   PreviousPageId?: string | null;
 
   @ApiPropertyOptional({ type: ConfigDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ConfigDto)
+  @OptionalNested(() => ConfigDto)
   Config?: ConfigDto | null;
 }
 
@@ -199,18 +192,14 @@ export class InstallDataDto {
   RefreshToken?: string | null;
 
   @ApiPropertyOptional({ type: InstalledAppBodyDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => InstalledAppBodyDto)
+  @OptionalNested(() => InstalledAppBodyDto)
   InstalledApp?: InstalledAppBodyDto | null;
 }
 
 @AllowUnknownProperties()
 export class UpdateDataDto extends InstallDataDto {
   @ApiPropertyOptional({ type: ConfigDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ConfigDto)
+  @OptionalNested(() => ConfigDto)
   PreviousConfig?: ConfigDto | null;
 
   @ApiPropertyOptional({ type: [String] })
@@ -321,15 +310,11 @@ export class EventDto {
   EventTime?: string | null;
 
   @ApiPropertyOptional({ type: DeviceEventDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => DeviceEventDto)
+  @OptionalNested(() => DeviceEventDto)
   DeviceEvent?: DeviceEventDto | null;
 
   @ApiPropertyOptional({ type: TimerEventDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => TimerEventDto)
+  @OptionalNested(() => TimerEventDto)
   TimerEvent?: TimerEventDto | null;
 }
 
@@ -342,9 +327,7 @@ export class EventDataDto {
   AuthToken?: string | null;
 
   @ApiPropertyOptional({ type: InstalledAppBodyDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => InstalledAppBodyDto)
+  @OptionalNested(() => InstalledAppBodyDto)
   InstalledApp?: InstalledAppBodyDto | null;
 
   @ApiPropertyOptional({ type: [EventDto] })
@@ -359,9 +342,7 @@ export class EventDataDto {
 @AllowUnknownProperties()
 export class UninstallDataDto {
   @ApiPropertyOptional({ type: InstalledAppBodyDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => InstalledAppBodyDto)
+  @OptionalNested(() => InstalledAppBodyDto)
   InstalledApp?: InstalledAppBodyDto | null;
 }
 
@@ -431,53 +412,37 @@ export class DeviceWebhookBody {
   Settings?: unknown;
 
   @ApiPropertyOptional({ type: PingDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PingDataDto)
+  @OptionalNested(() => PingDataDto)
   PingData?: PingDataDto | null;
 
   @ApiPropertyOptional({ type: ConfirmationDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ConfirmationDataDto)
+  @OptionalNested(() => ConfirmationDataDto)
   ConfirmationData?: ConfirmationDataDto | null;
 
   @ApiPropertyOptional({ type: ConfigurationDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ConfigurationDataDto)
+  @OptionalNested(() => ConfigurationDataDto)
   ConfigurationData?: ConfigurationDataDto | null;
 
   @ApiPropertyOptional({ type: InstallDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => InstallDataDto)
+  @OptionalNested(() => InstallDataDto)
   InstallData?: InstallDataDto | null;
 
   @ApiPropertyOptional({ type: UpdateDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => UpdateDataDto)
+  @OptionalNested(() => UpdateDataDto)
   UpdateData?: UpdateDataDto | null;
 
   @ApiPropertyOptional({ type: EventDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => EventDataDto)
+  @OptionalNested(() => EventDataDto)
   EventData?: EventDataDto | null;
 
   @ApiPropertyOptional({ type: UninstallDataDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => UninstallDataDto)
+  @OptionalNested(() => UninstallDataDto)
   UninstallData?: UninstallDataDto | null;
 
   @ApiPropertyOptional({
     type: OAuthCallbackDataDto,
     description: 'Bound from oAuthCallbackData or oauthCallbackData.',
   })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => OAuthCallbackDataDto)
+  @OptionalNested(() => OAuthCallbackDataDto)
   OAuthCallbackData?: OAuthCallbackDataDto | null;
 }

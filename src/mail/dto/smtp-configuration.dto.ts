@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -12,12 +11,12 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { ContextDto } from '../../common/dto/context.dto.js';
 import { MAX_HOST_LENGTH } from '../smtp/smtp-host.js';
 import { INTERNAL_PASSWORD_PLACEHOLDER, PASSWORD_PLACEHOLDER } from '../smtp/smtp-secret-input.js';
 import { IsSmtpHost, IsSmtpUsername } from './smtp-validators.js';
+import { OptionalNested } from '../../common/dto/nested.js';
 
 export const MAX_BCC = 50;
 export const MAX_ADDRESS_LENGTH = 320;
@@ -27,9 +26,7 @@ const INT32_MAX = 2_147_483_647;
 /** (tenant, Host, Port, Username): what names one configuration. */
 export class SmtpIdentityRequest {
   @ApiPropertyOptional({ type: ContextDto, nullable: true, description: 'Context.Domain is the tenant.' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ContextDto)
+  @OptionalNested(() => ContextDto)
   Context?: ContextDto | null;
 
   @ApiProperty({
@@ -156,9 +153,7 @@ export class ListSmtpConfigurationsQuery {
 
 export class SendTestMessageRequest {
   @ApiPropertyOptional({ type: ContextDto, nullable: true, description: 'Context.Domain is the tenant.' })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ContextDto)
+  @OptionalNested(() => ContextDto)
   Context?: ContextDto | null;
 
   @ApiProperty({ example: 'ops@contoso.example' })

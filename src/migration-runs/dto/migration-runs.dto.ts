@@ -1,14 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ContextDto } from '../../common/dto/context.dto.js';
 import { MigrationRunStatus } from '../entities/migration-run.entity.js';
+import { OptionalNested } from '../../common/dto/nested.js';
 
 export class GetMigrationRunsRequest {
   @ApiPropertyOptional({ type: ContextDto, nullable: true })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ContextDto)
+  @OptionalNested(() => ContextDto)
   Context?: ContextDto | null;
 
   @ApiPropertyOptional({
@@ -24,9 +22,7 @@ export class GetMigrationRunsRequest {
 
 export class MigrationDetailsRequest {
   @ApiPropertyOptional({ type: ContextDto, nullable: true })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ContextDto)
+  @OptionalNested(() => ContextDto)
   Context?: ContextDto | null;
 
   @ApiProperty({

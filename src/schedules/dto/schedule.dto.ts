@@ -14,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { OptionalNested } from '../../common/dto/nested.js';
 
 // Request DTOs check shapes and types; the recurrence engine checks meaning (zones, RRULE, durations, dates) and
 // names the field (e.g. ScheduleItems[0].Recurrence.Pattern).
@@ -154,9 +155,7 @@ export class ScheduleItemInput {
   StartTimeZone?: string | null;
 
   @ApiPropertyOptional({ type: RecurrenceInput, nullable: true })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => RecurrenceInput)
+  @OptionalNested(() => RecurrenceInput)
   Recurrence?: RecurrenceInput | null;
 }
 
