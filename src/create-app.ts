@@ -65,9 +65,11 @@ export async function createApp(
       module: class PlatformApi {},
       imports: [AppModule.forRoot({ config, logger, dataSource }), ...extraModules],
     },
-    new FastifyAdapter(fastifyOptions(config)),
-    // rawBody: the device webhook verifies SmartThings' HTTP signature over the exact bytes received.
-    { logger: new NestPinoLogger(logger), abortOnError: false, rawBody: true },
+    // skipMiddie: no Nest middleware here (cross-cutting work is in Fastify hooks, configure-http.ts), and middie
+    // costs every request a pass through its (empty) chain. A module that adds middleware fails at start.
+    new FastifyAdapter({ ...fastifyOptions(config), skipMiddie: true }),
+    // No global rawBody: the one route that needs the bytes (the device webhook) asks with @RouteLimits.
+    { logger: new NestPinoLogger(logger), abortOnError: false },
   ).catch(async (error: unknown) => {
     // The module graph did not build: nothing owns the data source yet.
     await dataSource.destroy();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { ROOT_LOGGER } from '../src/core/core.module.js';
 import { EncryptionService } from '../src/crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../src/crypto/secret-store.registry.js';
 import { SmartThingsTokens } from '../src/device-webhook/smartthings-tokens.service.js';
@@ -662,7 +663,11 @@ describe('tokens', () => {
     const tokens = t.app.get(SmartThingsTokens);
     const ref = { domain: DOMAIN, installedAppId: app.installedAppId };
     const signal = new AbortController().signal;
-    const [first, second] = await Promise.all([tokens.current(ref, signal), tokens.current(ref, signal)]);
+    const log = t.app.get(ROOT_LOGGER);
+    const [first, second] = await Promise.all([
+      tokens.current(ref, signal, log),
+      tokens.current(ref, signal, log),
+    ]);
     expect([first, second]).toEqual(['renewed-token', 'renewed-token']);
     expect(
       fake.calls.filter(
@@ -673,7 +678,7 @@ describe('tokens', () => {
       ),
     ).toHaveLength(1);
     // Valid again: no further refresh.
-    await expect(tokens.current(ref, signal)).resolves.toBe('renewed-token');
+    await expect(tokens.current(ref, signal, log)).resolves.toBe('renewed-token');
     expect(
       fake.calls.filter(
         (call) =>
@@ -690,10 +695,20 @@ describe('tokens', () => {
     expect(response.statusCode).toBe(200);
     await fake.waitFor((calls) => calls.some((call) => call.path === '/oauth/token' && call.status === 400));
     const deadline = Date.now() + 2_000;
-    while (!t.logs.some((line) => line.installedAppId === app.installedAppId && line.status === 401)) {
+    const refused = () =>
+      t.logs.find((line) => line.installedAppId === app.installedAppId && line.status === 401);
+    while (refused() === undefined) {
       if (Date.now() > deadline) throw new Error('no 401 log line');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // Logged by work that outlived the INSTALL request, still under that request's correlation id.
+    expect(refused()?.correlationId).toBe(response.headers['x-correlation-id']);
+    expect(
+      t.logs.find(
+        (line) =>
+          line.installedAppId === app.installedAppId && line.message === 'SmartThings token refresh refused',
+      )?.correlationId,
+    ).toBe(response.headers['x-correlation-id']);
   });
 });
 

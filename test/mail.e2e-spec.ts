@@ -94,6 +94,14 @@ describe('mail (DESIGN §5)', () => {
       expect(Object.keys(created.json())).toEqual(['Succeeded', 'Message', 'Code']);
       expect(created.json()).toMatchObject({ Succeeded: true, Code: 'Created' });
       expect(created.json().Message).toContain('smtp.example.com:2525');
+      // The area's log line names the request it was written for.
+      expect(t.logs).toContainEqual(
+        expect.objectContaining({
+          message: 'SMTP configuration created',
+          area: 'mail',
+          correlationId: created.headers['x-correlation-id'],
+        }),
+      );
 
       expect((await ensure(body)).json()).toMatchObject({ Succeeded: true, Code: 'Unchanged' });
 

@@ -211,7 +211,21 @@ describe('platform conventions', () => {
       });
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['strict-transport-security']).toBeDefined();
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers['cache-control']).toBe('no-store');
       expect(response.headers['access-control-allow-origin']).toBe('https://ops.example');
+    });
+
+    it('sends the same headers on an unknown path, and a CSP that lets Swagger UI load its assets on /docs', async () => {
+      const unknown = await t.request({ method: 'GET', url: '/no/such/path' });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(unknown.headers['x-correlation-id']).toBeDefined();
+      const docs = await t.request({ method: 'GET', url: '/docs' });
+      expect(docs.statusCode).toBe(200);
+      expect(docs.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(docs.headers['x-content-type-options']).toBe('nosniff');
+      expect(docs.headers['cache-control']).toBeUndefined();
     });
 
     it('reports liveness and readiness (database reachable) without a key', async () => {

@@ -10,6 +10,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/scopes.js';
+import { RouteLimits } from '../http/route-limits.js';
+import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { DeviceWebhookService } from './device-webhook.service.js';
 import { DeviceWebhookBody } from './dto/webhook-body.dto.js';
@@ -23,6 +25,8 @@ export class DeviceWebhookController {
 
   @Post(':domain')
   @HttpCode(200)
+  // The signature covers the exact bytes received (its Digest header), so those are kept beside the parsed body.
+  @RouteLimits({ rawBody: true })
   // SmartThings authenticates with its HTTP signature, never with an API key (DESIGN §2, §7).
   @Public()
   @UseGuards(WebhookSignatureGuard)
@@ -54,10 +58,14 @@ export class DeviceWebhookController {
     @Body() body: DeviceWebhookBody,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @Ctx() ctx: RequestContext,
   ): Promise<Buffer> {
-    const answer = await this.service.handle(domain, body, {
-      targetUrl: `${request.protocol}://${request.host}${request.url.split('?')[0]}`,
-    });
+    const answer = await this.service.handle(
+      domain,
+      body,
+      { targetUrl: `${request.protocol}://${request.host}${request.url.split('?')[0]}` },
+      ctx,
+    );
     void reply.header('content-type', replyMediaType(request.headers.accept));
     return Buffer.from(JSON.stringify(answer), 'utf8');
   }

@@ -3,8 +3,8 @@
 // the reply for at most its budget and never fails it.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ROOT_LOGGER } from '../core/core.module.js';
 import { PlatformError, type FieldError } from '../errors/api-error.js';
+import type { RequestContext } from '../logging/request-context.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
 import type {
   DeviceWebhookBody,
@@ -29,52 +29,53 @@ export interface RequestInfo {
 
 @Injectable()
 export class DeviceWebhookService {
-  private readonly logger: Logger;
-
   constructor(
     private readonly store: InstalledAppStore,
     private readonly outbound: SmartThingsOutbound,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'webhook' });
-  }
+  ) {}
 
-  async handle(domainParam: string, body: DeviceWebhookBody, info: RequestInfo): Promise<LifecycleReply> {
+  async handle(
+    domainParam: string,
+    body: DeviceWebhookBody,
+    info: RequestInfo,
+    ctx: RequestContext,
+  ): Promise<LifecycleReply> {
+    const log = ctx.logFor('webhook');
     const domain = normaliseDomain(domainParam);
     const lifecycle = lifecycleOfBody(body);
     switch (lifecycle) {
       case 'PING':
         return { pingData: { challenge: required(body.PingData?.Challenge, 'PingData.Challenge') } };
       case 'CONFIRMATION':
-        return this.confirmation(body, info);
+        return this.confirmation(body, info, log);
       case 'CONFIGURATION':
         return configuration(body);
       case 'INSTALL':
-        await this.installOrUpdate(domain, body.InstallData, 'InstallData', 'INSTALL', body.AppId);
+        await this.installOrUpdate(domain, body.InstallData, 'InstallData', 'INSTALL', body.AppId, log);
         return { installData: {} };
       case 'UPDATE':
-        await this.installOrUpdate(domain, body.UpdateData, 'UpdateData', 'UPDATE', body.AppId);
+        await this.installOrUpdate(domain, body.UpdateData, 'UpdateData', 'UPDATE', body.AppId, log);
         return { updateData: {} };
       case 'EVENT':
-        await this.event(domain, body);
+        await this.event(domain, body, log);
         return { eventData: {} };
       case 'OAUTH_CALLBACK':
         // A SmartApp that links a third-party account would finish that here; this automation has none.
-        this.logger.info(
+        log.info(
           { domain, installedAppId: body.OAuthCallbackData?.InstalledAppId ?? null },
           'SmartThings OAUTH_CALLBACK received',
         );
         return { oAuthCallbackData: {} };
       case 'UNINSTALL':
-        await this.uninstall(domain, body);
+        await this.uninstall(domain, body, log);
         return { uninstallData: {} };
     }
   }
 
-  private confirmation(body: DeviceWebhookBody, info: RequestInfo): LifecycleReply {
+  private confirmation(body: DeviceWebhookBody, info: RequestInfo, log: Logger): LifecycleReply {
     const url = required(body.ConfirmationData?.ConfirmationUrl, 'ConfirmationData.ConfirmationUrl');
-    this.outbound.confirm(body.ConfirmationData?.AppId ?? body.AppId, url);
+    this.outbound.confirm(body.ConfirmationData?.AppId ?? body.AppId, url, log);
     return { targetUrl: info.targetUrl };
   }
 
@@ -84,6 +85,7 @@ export class DeviceWebhookService {
     field: 'InstallData' | 'UpdateData',
     lifecycle: 'INSTALL' | 'UPDATE',
     appId: string | null | undefined,
+    log: Logger,
   ): Promise<void> {
     const installedApp = requiredApp(data?.InstalledApp, `${field}.InstalledApp`);
     const authToken = required(data?.AuthToken, `${field}.AuthToken`);
@@ -102,14 +104,11 @@ export class DeviceWebhookService {
       },
       now,
     );
-    this.logger.info(
-      { domain, installedAppId: ref.installedAppId, lifecycle },
-      `SmartApp ${lifecycle} stored`,
-    );
-    await this.outbound.run(ref, subscriptionPlan(ref.installedAppId, row.config), lifecycle);
+    log.info({ domain, installedAppId: ref.installedAppId, lifecycle }, `SmartApp ${lifecycle} stored`);
+    await this.outbound.run(ref, subscriptionPlan(ref.installedAppId, row.config), lifecycle, log);
   }
 
-  private async event(domain: string, body: DeviceWebhookBody): Promise<void> {
+  private async event(domain: string, body: DeviceWebhookBody, log: Logger): Promise<void> {
     const data = body.EventData;
     const installedApp = requiredApp(data?.InstalledApp, 'EventData.InstalledApp');
     const events = data?.Events ?? [];
@@ -149,21 +148,21 @@ export class DeviceWebhookService {
     const skipped = events.length - automationEvents.length;
     const work = eventPlan(ref.installedAppId, row.config, automationEvents, now.getTime());
     for (const warning of work.warnings) {
-      this.logger.warn({ domain, installedAppId: ref.installedAppId }, `door lights: ${warning}`);
+      log.warn({ domain, installedAppId: ref.installedAppId }, `door lights: ${warning}`);
     }
-    this.logger.info(
+    log.info(
       { domain, installedAppId: ref.installedAppId, events: events.length, ignoredOrRepeated: skipped },
       'SmartApp EVENT received',
     );
-    await this.outbound.run(ref, work.plan, 'EVENT');
+    await this.outbound.run(ref, work.plan, 'EVENT', log);
   }
 
-  private async uninstall(domain: string, body: DeviceWebhookBody): Promise<void> {
+  private async uninstall(domain: string, body: DeviceWebhookBody, log: Logger): Promise<void> {
     const installedApp = requiredApp(body.UninstallData?.InstalledApp, 'UninstallData.InstalledApp');
     const ref: AppRef = { domain, installedAppId: installedApp.InstalledAppId };
     this.outbound.cancel(ref);
     const removed = await this.store.remove(ref);
-    this.logger.info({ domain, installedAppId: ref.installedAppId, removed }, 'SmartApp UNINSTALL');
+    log.info({ domain, installedAppId: ref.installedAppId, removed }, 'SmartApp UNINSTALL');
   }
 }
 

@@ -1,10 +1,9 @@
 // Persistence of installed apps (tokens encrypted at rest, DESIGN §2) and of the events they received.
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { DataSource, In, QueryFailedError, type Repository } from 'typeorm';
-import { ROOT_LOGGER } from '../core/core.module.js';
 import { EncryptionService } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { WebhookDeviceEvent, type StoredEventPayload } from './entities/webhook-device-event.entity.js';
@@ -47,18 +46,13 @@ export interface NewEvent {
 
 @Injectable()
 export class InstalledAppStore implements OnModuleInit {
-  private readonly logger: Logger;
-
   constructor(
     @InjectRepository(WebhookInstalledApp) private readonly apps: Repository<WebhookInstalledApp>,
     @InjectRepository(WebhookDeviceEvent) private readonly events: Repository<WebhookDeviceEvent>,
     private readonly dataSource: DataSource,
     private readonly encryption: EncryptionService,
     private readonly secretStores: SecretStoreRegistry,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'webhook' });
-  }
+  ) {}
 
   onModuleInit(): void {
     this.secretStores.register({
@@ -129,13 +123,13 @@ export class InstalledAppStore implements OnModuleInit {
     });
   }
 
-  async tokensOf(ref: AppRef): Promise<AppTokens | undefined> {
+  async tokensOf(ref: AppRef, log: Logger): Promise<AppTokens | undefined> {
     const row = await this.find(ref);
     if (row === null) return undefined;
     return {
-      authToken: this.decrypt(ref, row.authToken, 'auth token'),
+      authToken: this.decrypt(ref, row.authToken, 'auth token', log),
       authTokenExpiresAt: row.authTokenExpiresAt ?? undefined,
-      refreshToken: this.decrypt(ref, row.refreshToken, 'refresh token'),
+      refreshToken: this.decrypt(ref, row.refreshToken, 'refresh token', log),
     };
   }
 
@@ -153,12 +147,12 @@ export class InstalledAppStore implements OnModuleInit {
     await this.apps.update({ domain: ref.domain, installedAppId: ref.installedAppId }, set);
   }
 
-  private decrypt(ref: AppRef, ciphertext: string | null, what: string): string | undefined {
+  private decrypt(ref: AppRef, ciphertext: string | null, what: string, log: Logger): string | undefined {
     if (ciphertext === null) return undefined;
     try {
       return this.encryption.decrypt(ciphertext);
     } catch (error) {
-      this.logger.error(
+      log.error(
         { domain: ref.domain, installedAppId: ref.installedAppId, err: error },
         `stored ${what} cannot be decrypted; the app needs an UPDATE from SmartThings`,
       );

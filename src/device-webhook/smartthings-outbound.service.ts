@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { ROOT_LOGGER } from '../core/core.module.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
 import { appKey, type AppRef } from './installed-app.store.js';
 import type { ApiCall, ApiPlan } from './smartapp/automation-plan.js';
@@ -34,16 +33,13 @@ export class SmartThingsOutbound implements OnModuleDestroy {
   /** Bumped by UNINSTALL so queued work of a removed installation stops instead of failing call by call. */
   private readonly generations = new Map<string, number>();
   private readonly background = new Set<Promise<unknown>>();
-  private readonly logger: Logger;
   private readonly apiUrl: string;
 
   constructor(
     private readonly tokens: SmartThingsTokens,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
-    @Inject(ROOT_LOGGER) logger: Logger,
   ) {
-    this.logger = logger.child({ area: 'webhook' });
     this.apiUrl = config.smartthings.apiUrl;
   }
 
@@ -57,13 +53,14 @@ export class SmartThingsOutbound implements OnModuleDestroy {
 
   /**
    * Queues `plan` behind the app's earlier work and waits for it at most replyBudgetMs. Resolves 'continuing'
-   * when the plan is still running (it finishes in the background), never rejects.
+   * when the plan is still running (it finishes in the background), never rejects. `log` is the lifecycle
+   * request's logger: background calls keep logging with its correlation id.
    */
-  async run(ref: AppRef, plan: ApiPlan, lifecycle: string): Promise<RunOutcome> {
+  async run(ref: AppRef, plan: ApiPlan, lifecycle: string, log: Logger): Promise<RunOutcome> {
     if (plan.length === 0) return 'completed';
     const key = appKey(ref);
     const generation = this.generations.get(key) ?? 0;
-    const done = this.queue.run(key, () => this.execute(ref, plan, generation));
+    const done = this.queue.run(key, () => this.execute(ref, plan, generation, log));
     this.track(done);
     let timer: NodeJS.Timeout | undefined;
     const budget = new Promise<RunOutcome>((resolve) => {
@@ -72,7 +69,7 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     const outcome = await Promise.race([done.then((): RunOutcome => 'completed'), budget]);
     clearTimeout(timer);
     if (outcome === 'continuing') {
-      this.logger.info(
+      log.info(
         { domain: ref.domain, installedAppId: ref.installedAppId, lifecycle },
         'SmartThings calls continue after the reply',
       );
@@ -90,11 +87,11 @@ export class SmartThingsOutbound implements OnModuleDestroy {
    * CONFIRMATION: GET the confirmationUrl in the background when its host is trusted; otherwise (or when the GET
    * fails) log it, because an operator then has to open it for SmartThings to enable the app.
    */
-  confirm(appId: string | null | undefined, confirmationUrl: string): void {
-    const log = { appId: appId ?? null, confirmationUrl };
+  confirm(appId: string | null | undefined, confirmationUrl: string, log: Logger): void {
+    const fields = { appId: appId ?? null, confirmationUrl };
     if (!isTrustedConfirmationUrl(confirmationUrl, this.apiUrl)) {
-      this.logger.warn(
-        log,
+      log.warn(
+        fields,
         'SmartThings CONFIRMATION: the confirmationUrl is not on smartthings.com, so it was not opened; ' +
           'open it yourself (GET) to confirm the app',
       );
@@ -113,16 +110,16 @@ export class SmartThingsOutbound implements OnModuleDestroy {
         });
         await response.body?.cancel();
         if (response.ok) {
-          this.logger.info({ appId: appId ?? null }, 'SmartThings CONFIRMATION: app registration confirmed');
+          log.info({ appId: appId ?? null }, 'SmartThings CONFIRMATION: app registration confirmed');
           return;
         }
-        this.logger.warn(
-          { ...log, status: response.status },
+        log.warn(
+          { ...fields, status: response.status },
           'SmartThings CONFIRMATION: the confirmationUrl answered an error; open it yourself (GET) to confirm the app',
         );
       } catch (error) {
-        this.logger.warn(
-          { ...log, reason: describe(error) },
+        log.warn(
+          { ...fields, reason: describe(error) },
           'SmartThings CONFIRMATION: the confirmationUrl could not be reached; open it yourself (GET) to confirm the app',
         );
       }
@@ -143,14 +140,14 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     return this.shutdown.signal.aborted || (this.generations.get(appKey(ref)) ?? 0) !== generation;
   }
 
-  private async execute(ref: AppRef, plan: ApiPlan, generation: number): Promise<void> {
+  private async execute(ref: AppRef, plan: ApiPlan, generation: number, log: Logger): Promise<void> {
     try {
       for (const stage of plan) {
         if (this.cancelled(ref, generation)) return;
-        await Promise.all(stage.map((call) => this.call(ref, call, generation)));
+        await Promise.all(stage.map((call) => this.call(ref, call, generation, log)));
       }
     } catch (error) {
-      this.logger.error(
+      log.error(
         { domain: ref.domain, installedAppId: ref.installedAppId, err: error },
         'SmartThings calls stopped by an unexpected error',
       );
@@ -158,8 +155,8 @@ export class SmartThingsOutbound implements OnModuleDestroy {
   }
 
   /** One call with its retries; true when SmartThings accepted it. */
-  private async call(ref: AppRef, call: ApiCall, generation: number): Promise<boolean> {
-    const log = {
+  private async call(ref: AppRef, call: ApiCall, generation: number, log: Logger): Promise<boolean> {
+    const fields = {
       domain: ref.domain,
       installedAppId: ref.installedAppId,
       purpose: call.purpose,
@@ -170,32 +167,29 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
       if (this.cancelled(ref, generation)) return false;
-      const token = await this.tokens.current(ref, signal);
+      const token = await this.tokens.current(ref, signal, log);
       if (token === undefined) {
-        this.logger.warn(log, 'SmartThings call skipped: no usable token for the installed app');
+        log.warn(fields, 'SmartThings call skipped: no usable token for the installed app');
         return false;
       }
       const answer = await this.send(call, token, signal);
       const outcome = classifyAttempt(answer.status, call.alsoOk, answer.retryAfter);
       switch (outcome.kind) {
         case 'ok':
-          if (attempt > 1) this.logger.info({ ...log, attempt }, 'SmartThings call succeeded after retrying');
+          if (attempt > 1) log.info({ ...fields, attempt }, 'SmartThings call succeeded after retrying');
           return true;
         case 'unauthorized': {
           if (!refreshed) {
             refreshed = true;
-            const fresh = await this.tokens.refresh(ref, token, signal);
+            const fresh = await this.tokens.refresh(ref, token, signal, log);
             if (fresh !== undefined && fresh !== token) continue;
           }
-          this.logger.error(
-            { ...log, status: 401, attempt },
-            'SmartThings refused the installed app’s token',
-          );
+          log.error({ ...fields, status: 401, attempt }, 'SmartThings refused the installed app’s token');
           return false;
         }
         case 'fail':
-          this.logger.error(
-            { ...log, status: answer.status, detail: answer.detail, attempt },
+          log.error(
+            { ...fields, status: answer.status, detail: answer.detail, attempt },
             'SmartThings call failed',
           );
           return false;
@@ -203,17 +197,14 @@ export class SmartThingsOutbound implements OnModuleDestroy {
           const retry = attempt - 1;
           const reason = answer.detail === undefined ? outcome.reason : `${outcome.reason}: ${answer.detail}`;
           if (retry >= this.options.retryDelaysMs.length) {
-            this.logger.error(
-              { ...log, reason, attempt },
-              'SmartThings call failed; giving up after retries',
-            );
+            log.error({ ...fields, reason, attempt }, 'SmartThings call failed; giving up after retries');
             return false;
           }
           const delayMs = backoffDelay(this.options.retryDelaysMs, retry, {
             retryAfterMs: outcome.retryAfterMs,
             maxMs: 10 * 60_000,
           });
-          this.logger.warn({ ...log, reason, attempt, delayMs }, 'SmartThings call failed; will retry');
+          log.warn({ ...fields, reason, attempt, delayMs }, 'SmartThings call failed; will retry');
           try {
             await sleep(delayMs, undefined, { signal });
           } catch {

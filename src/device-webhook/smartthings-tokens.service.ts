@@ -6,7 +6,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { ROOT_LOGGER } from '../core/core.module.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
 import { appKey, InstalledAppStore, type AppRef } from './installed-app.store.js';
 import { SingleFlight } from './smartapp/keyed-work.js';
@@ -23,35 +22,36 @@ interface TokenResponse {
 @Injectable()
 export class SmartThingsTokens {
   private readonly refreshes = new SingleFlight<string | undefined>();
-  private readonly logger: Logger;
 
   constructor(
     private readonly store: InstalledAppStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'webhook' });
-  }
+  ) {}
 
   /** The token to call with now: the stored one, refreshed first when it has (nearly) expired. */
-  async current(ref: AppRef, signal: AbortSignal): Promise<string | undefined> {
-    const tokens = await this.store.tokensOf(ref);
+  async current(ref: AppRef, signal: AbortSignal, log: Logger): Promise<string | undefined> {
+    const tokens = await this.store.tokensOf(ref, log);
     if (tokens === undefined) return undefined;
     const expired =
       tokens.authTokenExpiresAt !== undefined &&
       tokens.authTokenExpiresAt.getTime() - EXPIRY_MARGIN_MS <= Date.now();
     if (tokens.authToken !== undefined && !expired) return tokens.authToken;
     if (tokens.refreshToken === undefined || !this.canRefresh()) return tokens.authToken;
-    return (await this.refresh(ref, tokens.authToken, signal)) ?? tokens.authToken;
+    return (await this.refresh(ref, tokens.authToken, signal, log)) ?? tokens.authToken;
   }
 
   /**
    * A new auth token after `stale` was refused (or expired). When another caller already replaced `stale`, its
-   * token is returned without a second refresh.
+   * token is returned without a second refresh. Concurrent callers share one refresh, logged by the first.
    */
-  refresh(ref: AppRef, stale: string | undefined, signal: AbortSignal): Promise<string | undefined> {
-    return this.refreshes.run(appKey(ref), () => this.refreshNow(ref, stale, signal));
+  refresh(
+    ref: AppRef,
+    stale: string | undefined,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<string | undefined> {
+    return this.refreshes.run(appKey(ref), () => this.refreshNow(ref, stale, signal, log));
   }
 
   private canRefresh(): boolean {
@@ -64,24 +64,22 @@ export class SmartThingsTokens {
     ref: AppRef,
     stale: string | undefined,
     signal: AbortSignal,
+    log: Logger,
   ): Promise<string | undefined> {
-    const tokens = await this.store.tokensOf(ref);
+    const tokens = await this.store.tokensOf(ref, log);
     if (tokens === undefined) return undefined;
     const stillValid =
       tokens.authTokenExpiresAt === undefined ||
       tokens.authTokenExpiresAt.getTime() - EXPIRY_MARGIN_MS > Date.now();
     if (tokens.authToken !== undefined && tokens.authToken !== stale && stillValid) return tokens.authToken;
-    const log = { domain: ref.domain, installedAppId: ref.installedAppId };
+    const fields = { domain: ref.domain, installedAppId: ref.installedAppId };
     if (tokens.refreshToken === undefined) {
-      this.logger.warn(
-        log,
-        'SmartThings token expired and no refresh token is stored; waiting for a lifecycle',
-      );
+      log.warn(fields, 'SmartThings token expired and no refresh token is stored; waiting for a lifecycle');
       return undefined;
     }
     const { clientId, clientSecret, tokenUrl } = this.config.smartthings;
     if (clientId === undefined || clientSecret === undefined) {
-      this.logger.warn(log, 'SmartThings token expired; set SMARTTHINGS_CLIENT_ID/SECRET to refresh it');
+      log.warn(fields, 'SmartThings token expired; set SMARTTHINGS_CLIENT_ID/SECRET to refresh it');
       return undefined;
     }
 
@@ -103,12 +101,12 @@ export class SmartThingsTokens {
         redirect: 'error',
       });
     } catch (error) {
-      this.logger.warn({ ...log, reason: describe(error) }, 'SmartThings token refresh failed');
+      log.warn({ ...fields, reason: describe(error) }, 'SmartThings token refresh failed');
       return undefined;
     }
     if (!response.ok) {
       await response.body?.cancel();
-      this.logger.warn({ ...log, status: response.status }, 'SmartThings token refresh refused');
+      log.warn({ ...fields, status: response.status }, 'SmartThings token refresh refused');
       return undefined;
     }
     let body: TokenResponse;
@@ -118,7 +116,7 @@ export class SmartThingsTokens {
       body = {};
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') {
-      this.logger.warn(log, 'SmartThings token refresh answered without an access_token');
+      log.warn(fields, 'SmartThings token refresh answered without an access_token');
       return undefined;
     }
     const lifetimeMs =
@@ -135,7 +133,7 @@ export class SmartThingsTokens {
       },
       now,
     );
-    this.logger.info(log, 'SmartThings token refreshed');
+    log.info(fields, 'SmartThings token refreshed');
     return body.access_token;
   }
 }

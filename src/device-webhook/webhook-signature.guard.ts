@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
+import type { WithRequestContext } from '../logging/request-context.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
 import {
   createKeyResolver,
@@ -102,30 +103,31 @@ export class WebhookSignatureVerifier implements OnModuleInit {
 
 @Injectable()
 export class WebhookSignatureGuard implements CanActivate {
-  private readonly logger: Logger;
-
-  constructor(
-    private readonly verifier: WebhookSignatureVerifier,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'webhook' });
-  }
+  constructor(private readonly verifier: WebhookSignatureVerifier) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<RawBodyRequest<FastifyRequest>>();
+    const request = context.switchToHttp().getRequest<RawBodyRequest<FastifyRequest> & WithRequestContext>();
+    const log = request.context!.logFor('webhook');
     const lifecycle = lifecycleOf(request.body);
     // PING proves only that the URL answers; SmartThings does not sign it.
     if (lifecycle === 'PING' || !this.verifier.enabled) return true;
     const params = request.params as Record<string, string | undefined>;
     if (request.rawBody === undefined) {
-      this.reject(params.domain, lifecycle, 'missing-signature', 'body was not sent as application/json');
+      this.reject(
+        log,
+        params.domain,
+        lifecycle,
+        'missing-signature',
+        'body was not sent as application/json',
+      );
     }
     const result = await this.verifier.verify(request);
-    if (!result.ok) this.reject(params.domain, lifecycle, result.reason, result.detail, result.keyId);
+    if (!result.ok) this.reject(log, params.domain, lifecycle, result.reason, result.detail, result.keyId);
     return true;
   }
 
   private reject(
+    log: Logger,
     domain: string | undefined,
     lifecycle: string | undefined,
     reason: string,
@@ -133,7 +135,7 @@ export class WebhookSignatureGuard implements CanActivate {
     keyId?: string,
   ): never {
     // Never the headers or the body: they carry the signature and the installed app's tokens.
-    this.logger.warn(
+    log.warn(
       { domain: domain ?? null, lifecycle: lifecycle ?? null, reason, detail, keyId: keyId ?? null },
       'device webhook request rejected: invalid HTTP signature',
     );

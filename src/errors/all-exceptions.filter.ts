@@ -4,7 +4,7 @@ import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nest
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { currentCorrelationId } from '../logging/request-context.js';
+import type { WithRequestContext } from '../logging/request-context.js';
 import { ApiError, PLATFORM_STATUS, PlatformErrorCode } from './api-error.js';
 import type { ErrorEnvelope } from './envelope.js';
 
@@ -66,7 +66,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     exception: unknown,
     request: FastifyRequest,
   ): { status: number; envelope: ErrorEnvelope } {
-    const correlationId = currentCorrelationId() ?? String(request.id);
+    const context = (request as WithRequestContext).context;
+    const correlationId = context?.correlationId ?? String(request.id);
     if (exception instanceof ApiError) {
       return {
         status: exception.status,
@@ -83,7 +84,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const status = statusOf(exception);
     const code = CODE_BY_STATUS.get(status);
     if (code === undefined) {
-      this.logger.error({ err: exception, url: request.url, method: request.method }, 'Unhandled error');
+      (context?.log ?? this.logger.child({ correlationId })).error(
+        { err: exception, url: request.url, method: request.method },
+        'Unhandled error',
+      );
       return {
         status: 500,
         envelope: {

@@ -2,6 +2,7 @@
 // headers, CORS and content types. Hooks rather than Nest interceptors: they also cover 404s and body errors,
 // and cost less per request.
 import { randomUUID } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,11 +10,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
-import { requestContext, type RequestContext } from '../logging/request-context.js';
+import { RequestContext } from '../logging/request-context.js';
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
-import { securityHeaders } from './security-headers.js';
+import { apiSecurityHeaders, docsSecurityHeaders, isDocsRoute } from './security-headers.js';
 
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -47,7 +48,13 @@ export async function configureHttp(
   const metrics = app.get(MetricsService);
   const rateLimiter = app.get(RateLimiter);
 
-  const staticHeaders = { 'X-Correlation-Id': '', ...(config.securityHeaders ? securityHeaders() : {}) };
+  // The headers every answer carries, set with one call per request: a per-route object whose correlation id
+  // slot is overwritten before each use (reply.headers() copies the values).
+  const headerSet = (url: string) => ({
+    'x-correlation-id': '',
+    ...(config.securityHeaders ? (isDocsRoute(url) ? docsSecurityHeaders() : apiSecurityHeaders()) : {}),
+  });
+  const unmatchedHeaders = headerSet('');
   if (config.corsOrigins !== undefined) {
     await fastify.register(cors, {
       origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
@@ -63,15 +70,21 @@ export async function configureHttp(
     if (limits?.bodyLimit !== undefined) route.bodyLimit = Math.max(limits.bodyLimit, config.bodyLimit);
     const timeoutMs =
       config.requestTimeoutMs > 0 ? config.requestTimeoutMs + (limits?.extraTimeoutMs ?? 0) : 0;
+    if (limits?.rawBody === true) {
+      route.preParsing = [...hooksOf(route.preParsing), keepRawBody] as typeof route.preParsing;
+    }
     const url = route.url;
+    const headers = headerSet(url);
     route.onRequest = [
       ...hooksOf(route.onRequest),
       (request: TimedRequest, reply: FastifyReply, done: () => void) => {
+        headers['x-correlation-id'] = request.context!.correlationId;
+        reply.headers(headers);
         if (timeoutMs > 0 && !reply.sent) {
           inFlight.set(request, {
             due: Date.now() + timeoutMs,
             reply,
-            correlationId: request.context!.correlationId,
+            context: request.context!,
           });
         }
         done();
@@ -97,13 +110,14 @@ export async function configureHttp(
 
   fastify.addHook('onRequest', (request: TimedRequest, reply, done) => {
     request.receivedAt = performance.now();
-    const context: RequestContext = { correlationId: String(request.id) };
+    const context = new RequestContext(String(request.id), logger);
     request.context = context;
-    staticHeaders['X-Correlation-Id'] = context.correlationId;
-    reply.headers(staticHeaders);
+    // A matched route sets its own headers (above); the not-found handler has no route hooks.
+    if (request.is404) setUnmatchedHeaders(reply, context);
     if (rateLimiter.enabled) {
       const decision = rateLimiter.hit(RateLimiter.bucketFor(request.headers.authorization, request.ip));
       if (!decision.allowed) {
+        if (!request.is404) setUnmatchedHeaders(reply, context);
         reply
           .code(429)
           .header('Retry-After', String(decision.resetSeconds))
@@ -116,13 +130,13 @@ export async function configureHttp(
         return;
       }
     }
-    requestContext.run(context, done);
+    done();
   });
 
   // Request time-out: our own deadline rather than Fastify's handlerTimeout, which on Node 20 is cleared as soon as a
   // POST body has been read (so it never fired for POST routes) and costs an AbortController per request. One timer
   // sweeps every in-flight request instead of one timer per request.
-  const inFlight = new Map<FastifyRequest, { due: number; reply: FastifyReply; correlationId: string }>();
+  const inFlight = new Map<FastifyRequest, { due: number; reply: FastifyReply; context: RequestContext }>();
   if (config.requestTimeoutMs > 0) {
     const sweeper = setInterval(() => {
       const now = Date.now();
@@ -134,7 +148,7 @@ export async function configureHttp(
           Succeeded: false,
           Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
           Code: PlatformErrorCode.RequestTimeout,
-          CorrelationId: entry.correlationId,
+          CorrelationId: entry.context.correlationId,
         });
       }
     }, DEADLINE_SWEEP_MS);
@@ -154,7 +168,7 @@ export async function configureHttp(
     if (request.headers[CORRELATION_HEADER] === undefined && request.context) {
       const fromBody = correlationIdFromBody(request.body);
       if (fromBody !== undefined) {
-        request.context.correlationId = fromBody;
+        request.context.adoptCorrelationId(fromBody);
         reply.header('X-Correlation-Id', fromBody);
       }
     }
@@ -166,6 +180,11 @@ export async function configureHttp(
     if (request.is404) finish(request, reply, 'unmatched');
     done();
   });
+
+  function setUnmatchedHeaders(reply: FastifyReply, context: RequestContext): void {
+    unmatchedHeaders['x-correlation-id'] = context.correlationId;
+    reply.headers(unmatchedHeaders);
+  }
 
   function finish(request: TimedRequest, reply: FastifyReply, route: string): void {
     inFlight.delete(request);
@@ -189,6 +208,32 @@ type Hook = (...args: never[]) => unknown;
 
 function hooksOf(hooks: Hook | Hook[] | undefined): Hook[] {
   return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
+/**
+ * preParsing hook of routes marked `rawBody`: passes the payload through unchanged to Fastify's parser and keeps
+ * a copy of its bytes in `request.rawBody`, set before the parser sees the end of the body. Fastify still
+ * enforces the body limit and Content-Length on what flows through.
+ */
+function keepRawBody(
+  request: FastifyRequest & { rawBody?: Buffer },
+  _reply: FastifyReply,
+  payload: Readable,
+  done: (error: Error | null, payload: Readable) => void,
+): void {
+  const chunks: Buffer[] = [];
+  const tee = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      request.rawBody = Buffer.concat(chunks);
+      callback();
+    },
+  });
+  payload.on('error', (error) => tee.destroy(error));
+  done(null, payload.pipe(tee));
 }
 
 function correlationIdFromBody(body: unknown): string | undefined {

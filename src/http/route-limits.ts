@@ -1,7 +1,7 @@
-// Per-route exceptions to the global limits, declared on the route: a larger body (operation 1 takes 50,000 ids,
-// ~2 MB) or a longer time-out (changeSetState may wait for replication). Nest's FastifyAdapter passes @RouteConfig
-// into the route's `config` only: configureHttp reads the mark there (onRoute for the body limit, the request
-// deadline in onRequest for the time-out).
+// Per-route exceptions to the global settings, declared on the route: a larger body (operation 1 takes 50,000 ids,
+// ~2 MB), a longer time-out (changeSetState may wait for replication), or the exact bytes of the body kept beside
+// the parsed one (the device webhook verifies an HTTP signature over them). Nest's FastifyAdapter passes
+// @RouteConfig into the route's `config` only: configureHttp reads the mark there when the route is added.
 import { RouteConfig } from '@nestjs/platform-fastify';
 
 export interface RouteLimitsOptions {
@@ -9,6 +9,8 @@ export interface RouteLimitsOptions {
   bodyLimit?: number;
   /** Added to REQUEST_TIMEOUT_MS for this route. */
   extraTimeoutMs?: number;
+  /** Keep the body's bytes as received in `request.rawBody` (a Buffer), beside the parsed body. */
+  rawBody?: boolean;
 }
 
 export const ROUTE_LIMITS = 'platformRouteLimits';

@@ -3,7 +3,6 @@ import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from '../config/config.js';
 import { redact } from './redact.js';
-import { currentCorrelationId } from './request-context.js';
 
 export function createRootLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -15,10 +14,6 @@ export function createRootLogger(level: LogLevel, destination?: pino.Destination
       formatters: {
         level: (label) => ({ level: label }),
         log: (object) => redact(object) as Record<string, unknown>,
-      },
-      mixin: () => {
-        const correlationId = currentCorrelationId();
-        return correlationId === undefined ? {} : { correlationId };
       },
       hooks: {
         // Messages are free text and may quote a credential.

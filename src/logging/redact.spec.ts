@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { createRootLogger } from './logger.js';
 import { redact, REDACTED } from './redact.js';
-import { requestContext } from './request-context.js';
+import { RequestContext } from './request-context.js';
 
 describe('redact', () => {
   it('redacts secret keys at any depth and in any casing', () => {
@@ -28,7 +28,7 @@ describe('redact', () => {
 });
 
 describe('root logger', () => {
-  it('writes JSON lines with the correlation id and no secret', () => {
+  it('writes JSON lines with the correlation id of the request and no secret', () => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -37,9 +37,10 @@ describe('root logger', () => {
       },
     });
     const logger = createRootLogger('info', sink);
-    requestContext.run({ correlationId: 'corr-9' }, () => {
-      logger.info({ body: { Password: 'hunter2', Host: 'smtp.example' } }, 'saving Bearer abc.def');
-    });
+    new RequestContext('corr-9', logger).log.info(
+      { body: { Password: 'hunter2', Host: 'smtp.example' } },
+      'saving Bearer abc.def',
+    );
     const line = JSON.parse(lines.join('')) as Record<string, unknown>;
     expect(line).toMatchObject({
       level: 'info',

@@ -1,12 +1,49 @@
-// Per-request context carried through async calls, so every log line of a request names its correlation id.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Per-request context: the correlation id (DESIGN §2) and a logger whose every line carries it.
+//
+// Passed explicitly (Fastify's `request.context`, the `@Ctx()` parameter of a handler, then as an argument) rather
+// than through AsyncLocalStorage: on Node 20 ALS installs promise hooks that run for every promise of every
+// request, measured at ~20 µs of ~120 µs a request on the load benchmark (bench/load.mjs), for the few requests
+// that log anything. Work that outlives its request (webhook retries) keeps the logger it was given.
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Logger } from 'pino';
 
-export interface RequestContext {
-  correlationId: string;
+export class RequestContext {
+  private logger: Logger | undefined;
+
+  constructor(
+    private id: string,
+    private readonly root: Logger,
+  ) {}
+
+  get correlationId(): string {
+    return this.id;
+  }
+
+  /** DESIGN §2: without the header, the body's Context.CorrelationId names the request (set before the handler). */
+  adoptCorrelationId(id: string): void {
+    this.id = id;
+    this.logger = undefined;
+  }
+
+  /** The request's logger: a child of the root logger with `correlationId` on every line, made on first use. */
+  get log(): Logger {
+    return (this.logger ??= this.root.child({ correlationId: this.id }));
+  }
+
+  /** The request's logger with an area's binding, for a service that logs on the request's behalf. */
+  logFor(area: string): Logger {
+    return this.log.child({ area });
+  }
 }
 
-export const requestContext = new AsyncLocalStorage<RequestContext>();
-
-export function currentCorrelationId(): string | undefined {
-  return requestContext.getStore()?.correlationId;
+/** What Fastify's request carries from the first hook on (configure-http.ts). */
+export interface WithRequestContext {
+  context?: RequestContext;
 }
+
+/** A handler parameter: the request's context, for its correlation id and logger. */
+export const Ctx = createParamDecorator(
+  (_data: unknown, host: ExecutionContext): RequestContext =>
+    // Set by the first onRequest hook of every request (configure-http.ts).
+    host.switchToHttp().getRequest<WithRequestContext>().context!,
+);

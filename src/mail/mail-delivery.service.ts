@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { tenantOf } from '../common/dto/context.dto.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { ROOT_LOGGER } from '../core/core.module.js';
-import { currentCorrelationId } from '../logging/request-context.js';
+import type { RequestContext } from '../logging/request-context.js';
 import type {
   DeliveryAttempt,
   SendTestMessageResponse,
@@ -34,15 +33,10 @@ const TLS_TEXT: Record<TlsMode, string> = {
 /** Talks to SMTP servers on behalf of a tenant: verify one configuration, send a test message with fail-over. */
 @Injectable()
 export class MailDeliveryService {
-  private readonly logger: Logger;
-
   constructor(
     private readonly configurations: SmtpConfigurationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'mail' });
-  }
+  ) {}
 
   private limits(remainingMs = Number.POSITIVE_INFINITY): SmtpLimits {
     const timeoutMs = this.config.mail.smtpTimeoutMs;
@@ -52,7 +46,7 @@ export class MailDeliveryService {
     };
   }
 
-  async verify(request: SmtpIdentityRequest): Promise<VerifySmtpConfigurationResponse> {
+  async verify(request: SmtpIdentityRequest, ctx: RequestContext): Promise<VerifySmtpConfigurationResponse> {
     const identity = this.configurations.identityOf(request);
     const row = await this.configurations.find(identity);
     if (row === null) throw MailError.notFound(identity, { Result: null });
@@ -78,10 +72,9 @@ export class MailDeliveryService {
     const result = await verifySmtp(endpoint, this.limits());
     const durationMs = Date.now() - started;
     if (!result.ok) {
-      this.logger.warn(
-        { ...identity, code: result.code, durationMs },
-        `SMTP verification failed: ${result.message}`,
-      );
+      ctx
+        .logFor('mail')
+        .warn({ ...identity, code: result.code, durationMs }, `SMTP verification failed: ${result.message}`);
       return {
         Succeeded: false,
         Message: result.message,
@@ -99,7 +92,11 @@ export class MailDeliveryService {
   }
 
   /** Tries the enabled configurations in priority order; the next one only after a failure it could fix. */
-  async sendTestMessage(request: SendTestMessageRequest): Promise<SendTestMessageResponse> {
+  async sendTestMessage(
+    request: SendTestMessageRequest,
+    ctx: RequestContext,
+  ): Promise<SendTestMessageResponse> {
+    const log = ctx.logFor('mail');
     const tenant = tenantOf(request.Context);
     const rows = await this.configurations.enabledFor(tenant);
     const result = { Host: null, Port: null, Username: null, MessageId: null, Accepted: [], Attempts: [] };
@@ -123,10 +120,10 @@ export class MailDeliveryService {
         attempts.push(...rows.slice(index).map((skipped) => notAttempted(skipped)));
         break;
       }
-      const attempt = await this.attempt(tenant, row, request.To, this.limits(remainingMs));
+      const attempt = await this.attempt(tenant, row, request.To, this.limits(remainingMs), ctx, log);
       attempts.push(attempt.report);
       if (attempt.delivered) {
-        this.logger.info(
+        log.info(
           { tenant, host: row.host, port: row.port, attempts: attempts.length },
           'SMTP test message sent',
         );
@@ -165,6 +162,8 @@ export class MailDeliveryService {
     row: SmtpConfiguration,
     to: string,
     limits: SmtpLimits,
+    ctx: RequestContext,
+    log: Logger,
   ): Promise<{
     report: DeliveryAttempt;
     delivered?: { messageId: string; accepted: string[] };
@@ -186,10 +185,9 @@ export class MailDeliveryService {
       endpoint = this.configurations.endpointOf(row);
     } catch (error) {
       if (!(error instanceof SecretUnavailableError)) throw error;
-      this.logger.warn({ tenant, host: row.host, port: row.port }, error.message);
+      log.warn({ tenant, host: row.host, port: row.port }, error.message);
       return { report: report(false, MailOutcomeCode.SecretUnavailable, error.message), failOver: true };
     }
-    const correlationId = currentCorrelationId();
     const result = await sendSmtp(
       endpoint,
       {
@@ -200,7 +198,7 @@ export class MailDeliveryService {
         text:
           `This test message was sent by platform-api for tenant "${tenant}" through ${row.host}:${row.port} ` +
           `at ${new Date().toISOString()}. No action is needed.`,
-        headers: correlationId === undefined ? {} : { 'X-Correlation-Id': correlationId },
+        headers: { 'X-Correlation-Id': ctx.correlationId },
       },
       limits,
     );
@@ -215,7 +213,7 @@ export class MailDeliveryService {
         failOver: false,
       };
     }
-    this.logger.warn(
+    log.warn(
       { tenant, host: row.host, port: row.port, username: row.username, code: result.code },
       `SMTP delivery attempt failed: ${result.message}`,
     );

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/scopes.js';
+import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import {
   MailResultMessage,
@@ -39,8 +40,11 @@ export class MailController {
       'Concurrent identical calls all succeed and leave one configuration.',
   })
   @ApiOkResponse({ type: MailResultMessage })
-  async ensure(@Body() body: EnsureSmtpConfigurationRequest): Promise<MailResultMessage> {
-    const outcome = await this.configurations.ensure(body);
+  async ensure(
+    @Body() body: EnsureSmtpConfigurationRequest,
+    @Ctx() ctx: RequestContext,
+  ): Promise<MailResultMessage> {
+    const outcome = await this.configurations.ensure(body, ctx);
     return { Succeeded: true, Message: outcome.message, Code: outcome.code };
   }
 
@@ -69,8 +73,11 @@ export class MailController {
       'ConnectionFailed, SecretUnavailable or SmtpConfigurationNotFound.',
   })
   @ApiOkResponse({ type: VerifySmtpConfigurationResponse })
-  verify(@Body() body: SmtpIdentityRequest): Promise<VerifySmtpConfigurationResponse> {
-    return this.delivery.verify(body);
+  verify(
+    @Body() body: SmtpIdentityRequest,
+    @Ctx() ctx: RequestContext,
+  ): Promise<VerifySmtpConfigurationResponse> {
+    return this.delivery.verify(body, ctx);
   }
 
   @Post('sendTestMessage')
@@ -81,8 +88,11 @@ export class MailController {
       "Send a test message through the tenant's enabled configurations, failing over in Priority order",
   })
   @ApiOkResponse({ type: SendTestMessageResponse })
-  sendTestMessage(@Body() body: SendTestMessageRequest): Promise<SendTestMessageResponse> {
-    return this.delivery.sendTestMessage(body);
+  sendTestMessage(
+    @Body() body: SendTestMessageRequest,
+    @Ctx() ctx: RequestContext,
+  ): Promise<SendTestMessageResponse> {
+    return this.delivery.sendTestMessage(body, ctx);
   }
 
   @Post('removeSmtpConfiguration')
@@ -92,8 +102,8 @@ export class MailController {
     summary: 'Remove one SMTP configuration (Code Removed, or Succeeded:false SmtpConfigurationNotFound)',
   })
   @ApiOkResponse({ type: MailResultMessage })
-  async remove(@Body() body: SmtpIdentityRequest): Promise<MailResultMessage> {
-    const message = await this.configurations.remove(body);
+  async remove(@Body() body: SmtpIdentityRequest, @Ctx() ctx: RequestContext): Promise<MailResultMessage> {
+    const message = await this.configurations.remove(body, ctx);
     return { Succeeded: true, Message: message, Code: MailOutcomeCode.Removed };
   }
 }

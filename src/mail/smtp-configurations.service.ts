@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Logger } from 'pino';
 import { QueryFailedError, type Repository } from 'typeorm';
 import { tenantOf } from '../common/dto/context.dto.js';
-import { ROOT_LOGGER } from '../core/core.module.js';
 import { EncryptionService } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { PlatformError } from '../errors/api-error.js';
+import type { RequestContext } from '../logging/request-context.js';
 import type { SmtpConfigurationView } from './dto/mail-responses.dto.js';
 import type { EnsureSmtpConfigurationRequest, SmtpIdentityRequest } from './dto/smtp-configuration.dto.js';
 import { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
@@ -56,16 +55,11 @@ export class SecretUnavailableError extends Error {
 /** Stores, lists and removes SMTP configurations (DESIGN §5); owns their secrets at rest. */
 @Injectable()
 export class SmtpConfigurationsService implements OnModuleInit {
-  private readonly logger: Logger;
-
   constructor(
     @InjectRepository(SmtpConfiguration) private readonly configurations: Repository<SmtpConfiguration>,
     private readonly encryption: EncryptionService,
     private readonly secretStores: SecretStoreRegistry,
-    @Inject(ROOT_LOGGER) logger: Logger,
-  ) {
-    this.logger = logger.child({ area: 'mail' });
-  }
+  ) {}
 
   onModuleInit(): void {
     this.secretStores.register({
@@ -84,7 +78,7 @@ export class SmtpConfigurationsService implements OnModuleInit {
   }
 
   /** Operation 4: create, or update the non-identity fields; concurrent identical calls all succeed. */
-  async ensure(request: EnsureSmtpConfigurationRequest): Promise<EnsureOutcome> {
+  async ensure(request: EnsureSmtpConfigurationRequest, ctx: RequestContext): Promise<EnsureOutcome> {
     const identity = this.identityOf(request);
     for (let attempt = 1; ; attempt++) {
       const existing = await this.configurations.findOneBy({ ...identity });
@@ -96,7 +90,7 @@ export class SmtpConfigurationsService implements OnModuleInit {
           if (isUniqueViolation(error) && attempt < MAX_ENSURE_ATTEMPTS) continue;
           throw error;
         }
-        this.logger.info({ ...identity }, 'SMTP configuration created');
+        ctx.logFor('mail').info({ ...identity }, 'SMTP configuration created');
         return { code: MailOutcomeCode.Created, message: `${describeConfiguration(identity)} created.` };
       }
       const patch = this.changes(existing, request);
@@ -114,7 +108,7 @@ export class SmtpConfigurationsService implements OnModuleInit {
       // Removed between our read and our write: start over, which creates it again.
       if (result.affected === 0 && attempt < MAX_ENSURE_ATTEMPTS) continue;
       const names = changed.map((key) => FIELD_NAMES[key]);
-      this.logger.info({ ...identity, changed: names }, 'SMTP configuration updated');
+      ctx.logFor('mail').info({ ...identity, changed: names }, 'SMTP configuration updated');
       return {
         code: MailOutcomeCode.Updated,
         message: `${describeConfiguration(identity)} updated (${names.join(', ')}).`,
@@ -131,11 +125,11 @@ export class SmtpConfigurationsService implements OnModuleInit {
     return rows.map(toView);
   }
 
-  async remove(request: SmtpIdentityRequest): Promise<string> {
+  async remove(request: SmtpIdentityRequest, ctx: RequestContext): Promise<string> {
     const identity = this.identityOf(request);
     const result = await this.configurations.delete({ ...identity });
     if (!result.affected) throw MailError.notFound(identity);
-    this.logger.info({ ...identity }, 'SMTP configuration removed');
+    ctx.logFor('mail').info({ ...identity }, 'SMTP configuration removed');
     return `${describeConfiguration(identity)} removed.`;
   }
 

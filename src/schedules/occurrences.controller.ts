@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/scopes.js';
 import { RouteLimits } from '../http/route-limits.js';
+import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import {
   HasOccurrencesGroupedRequest,
@@ -40,8 +41,9 @@ export class OccurrencesController {
   @ApiOkResponse({ type: HasOccurrencesGroupedResult })
   async hasOccurrencesGrouped(
     @Body() body: HasOccurrencesGroupedRequest,
+    @Ctx() ctx: RequestContext,
   ): Promise<HasOccurrencesGroupedResult> {
-    const { groups, unknownIds } = await this.occurrences.hasOccurrencesGrouped(body);
+    const { groups, unknownIds } = await this.occurrences.hasOccurrencesGrouped(body, ctx);
     return {
       Succeeded: true,
       Message: unknownMessage(unknownIds),
@@ -59,8 +61,8 @@ export class OccurrencesController {
       'Occurrences of the schedules overlapping [Start, End), ordered by Start, instants in UTC (at most 10,000)',
   })
   @ApiOkResponse({ type: OccurrencesResponse })
-  async list(@Query() query: OccurrencesQuery): Promise<OccurrencesResponse> {
-    const { occurrences, unknownIds } = await this.occurrences.list(query);
+  async list(@Query() query: OccurrencesQuery, @Ctx() ctx: RequestContext): Promise<OccurrencesResponse> {
+    const { occurrences, unknownIds } = await this.occurrences.list(query, ctx);
     return {
       Succeeded: true,
       Message: unknownMessage(unknownIds),

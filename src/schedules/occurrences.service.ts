@@ -2,6 +2,7 @@
 // to the window and stop at the first overlapping occurrence.
 import { Injectable } from '@nestjs/common';
 import type { FieldError } from '../errors/api-error.js';
+import type { RequestContext } from '../logging/request-context.js';
 import type { HasOccurrencesGroupedRequest, OccurrenceDto, OccurrencesQuery } from './dto/occurrence.dto.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
 import { SeriesCache, type CompiledItem } from './series-cache.js';
@@ -24,7 +25,10 @@ export interface OccurrenceListing {
 export class OccurrencesService {
   constructor(private readonly cache: SeriesCache) {}
 
-  async hasOccurrencesGrouped(request: HasOccurrencesGroupedRequest): Promise<GroupedAnswer> {
+  async hasOccurrencesGrouped(
+    request: HasOccurrencesGroupedRequest,
+    ctx: RequestContext,
+  ): Promise<GroupedAnswer> {
     const errors: FieldError[] = [];
     const [start, end] = window(request.Start, request.End, errors);
     const seen = new Set<string>();
@@ -48,7 +52,7 @@ export class OccurrencesService {
     const ids = [
       ...new Set(request.Groups.flatMap((group) => (group.ScheduleIds ?? []).map((id) => id.toLowerCase()))),
     ];
-    const compiled = await this.cache.getMany(ids);
+    const compiled = await this.cache.getMany(ids, ctx);
     // A null-prototype object: group keys such as "__proto__" are plain keys here.
     const groups = Object.create(null) as Record<string, boolean>;
     for (const group of request.Groups) {
@@ -65,12 +69,12 @@ export class OccurrencesService {
     };
   }
 
-  async list(query: OccurrencesQuery): Promise<OccurrenceListing> {
+  async list(query: OccurrencesQuery, ctx: RequestContext): Promise<OccurrenceListing> {
     const errors: FieldError[] = [];
     const [start, end] = window(query.Start, query.End, errors);
     if (errors.length > 0) throw ScheduleError.invalid(errors);
     const ids = [...new Set(query.ScheduleIds.map((id) => id.toLowerCase()))];
-    const compiled = await this.cache.getMany(ids);
+    const compiled = await this.cache.getMany(ids, ctx);
     const occurrences: OccurrenceDto[] = [];
     for (const id of ids) {
       for (const item of compiled.get(id) ?? []) {

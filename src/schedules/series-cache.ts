@@ -1,11 +1,10 @@
 // Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached").
 // Every lookup first reads the schedules' versions (one indexed query per 5,000 ids), so a schedule changed through
 // another service instance on the same database is recompiled, never served stale.
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Logger } from 'pino';
 import { In, type Repository } from 'typeorm';
-import { ROOT_LOGGER } from '../core/core.module.js';
+import type { RequestContext } from '../logging/request-context.js';
 import { Schedule } from './entities/schedule.entity.js';
 import { compileSeries, type CompiledSeries } from './recurrence/index.js';
 import { toItemDto } from './schedule-mapping.js';
@@ -27,13 +26,13 @@ const MAX_ENTRIES = 200_000;
 export class SeriesCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(
-    @InjectRepository(Schedule) private readonly schedules: Repository<Schedule>,
-    @Inject(ROOT_LOGGER) private readonly logger: Logger,
-  ) {}
+  constructor(@InjectRepository(Schedule) private readonly schedules: Repository<Schedule>) {}
 
-  /** Compiled items of each known schedule (ids lower-case); ids with no schedule are left out of the map. */
-  async getMany(ids: readonly string[]): Promise<Map<string, readonly CompiledItem[]>> {
+  /**
+   * Compiled items of each known schedule (ids lower-case); ids with no schedule are left out of the map. `ctx`
+   * is the request's, for the rare warning about stored data that no longer compiles.
+   */
+  async getMany(ids: readonly string[], ctx: RequestContext): Promise<Map<string, readonly CompiledItem[]>> {
     const result = new Map<string, readonly CompiledItem[]>();
     const stale: string[] = [];
     if (ids.length > 0) {
@@ -48,7 +47,7 @@ export class SeriesCache {
         where: { id: In(stale.slice(offset, offset + CHUNK)) },
         relations: { items: { recurrences: { exceptions: true } } },
       });
-      for (const schedule of loaded) result.set(schedule.id, this.store(schedule));
+      for (const schedule of loaded) result.set(schedule.id, this.store(schedule, ctx));
     }
     return result;
   }
@@ -76,17 +75,16 @@ export class SeriesCache {
     return this.entries.size;
   }
 
-  private store(schedule: Schedule): readonly CompiledItem[] {
+  private store(schedule: Schedule, ctx: RequestContext): readonly CompiledItem[] {
     const items: CompiledItem[] = [];
     for (const item of [...schedule.items].sort((a, b) => a.position - b.position)) {
       try {
         items.push({ itemId: item.id, series: compileSeries(toItemDto(item)) });
       } catch (error) {
         // Stored data was valid when written; a zone dropped from the tz database could still break it later.
-        this.logger.warn(
-          { scheduleId: schedule.id, itemId: item.id, err: error },
-          'Schedule item no longer compiles',
-        );
+        ctx
+          .logFor('schedules')
+          .warn({ scheduleId: schedule.id, itemId: item.id, err: error }, 'Schedule item no longer compiles');
       }
     }
     if (this.entries.size >= MAX_ENTRIES) this.evictOldest(MAX_ENTRIES / 10);

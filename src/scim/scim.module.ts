@@ -30,6 +30,10 @@ export class ScimModule implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     fastify.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode < 400) {
+        done(null, payload);
+        return;
+      }
       const contentType = reply.getHeader('content-type');
       const rewritten = rewritePlatformError(
         request.url,
