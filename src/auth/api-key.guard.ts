@@ -22,6 +22,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** The rule of each handler, looked up once: route metadata never changes after start. */
+  private readonly rules = new WeakMap<object, AccessRule>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
@@ -30,11 +33,16 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const rule =
-      this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? ADMIN_ONLY;
+    const handler = context.getHandler();
+    let rule = this.rules.get(handler);
+    if (rule === undefined) {
+      rule =
+        this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+          handler,
+          context.getClass(),
+        ]) ?? ADMIN_ONLY;
+      this.rules.set(handler, rule);
+    }
     // Public routes answer synchronously: no promise on the hot path of operation 1.
     if (rule.scope === 'public' || rule.publicWhen?.(this.config)) return true;
     return this.authenticate(context, rule.scope);
