@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
-import { RequestContext } from '../logging/request-context.js';
+import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
@@ -31,8 +31,7 @@ export function fastifyOptions(config: AppConfig) {
   };
 }
 
-interface TimedRequest extends FastifyRequest {
-  context?: RequestContext;
+interface TimedRequest extends FastifyRequest, WithRequestContext {
   receivedAt?: number;
 }
 
@@ -50,9 +49,11 @@ export async function configureHttp(
 
   // The headers every answer carries, set with one call per request: a per-route object whose correlation id
   // slot is overwritten before each use (reply.headers() copies the values).
+  const apiHeaders = config.securityHeaders ? apiSecurityHeaders() : {};
+  const docsHeaders = config.securityHeaders ? docsSecurityHeaders() : {};
   const headerSet = (url: string) => ({
     'x-correlation-id': '',
-    ...(config.securityHeaders ? (isDocsRoute(url) ? docsSecurityHeaders() : apiSecurityHeaders()) : {}),
+    ...(isDocsRoute(url) ? docsHeaders : apiHeaders),
   });
   const unmatchedHeaders = headerSet('');
   if (config.corsOrigins !== undefined) {
@@ -117,7 +118,7 @@ export async function configureHttp(
     if (rateLimiter.enabled) {
       const decision = rateLimiter.hit(RateLimiter.bucketFor(request.headers.authorization, request.ip));
       if (!decision.allowed) {
-        if (!request.is404) setUnmatchedHeaders(reply, context);
+        setUnmatchedHeaders(reply, context);
         reply
           .code(429)
           .header('Retry-After', String(decision.resetSeconds))
