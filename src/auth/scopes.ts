@@ -1,5 +1,8 @@
-import { SetMetadata } from '@nestjs/common';
+// Who may call a route, declared with one decorator on the route or its controller (a route's own wins). The rule
+// lives in the route's Fastify config (http/route-config.ts), where configure-http.ts turns it into the route's
+// authentication hook when the route is added: public routes get no hook at all.
 import type { AppConfig } from '../config/config.js';
+import { mergeRouteConfig, routeConfigOf, routeHandlersOf } from '../http/route-config.js';
 
 export const SCOPES = ['schedules', 'users', 'mail', 'replication', 'migrations', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -10,16 +13,33 @@ export interface AccessRule {
   publicWhen?: (config: AppConfig) => boolean;
 }
 
-export const ACCESS_RULE = 'platform:access-rule';
+const ACCESS_RULE = 'platformAccessRule';
+
+/** What a route without a declaration needs: secure by default. */
+export const ADMIN_ONLY: AccessRule = { scope: 'admin' };
+export const PUBLIC: AccessRule = { scope: 'public' };
+
+function declareAccess(rule: AccessRule): MethodDecorator & ClassDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor): void => {
+    for (const { handler, own } of routeHandlersOf(target, descriptor)) {
+      // Class decorators run after the methods' own: a method that declared its rule keeps it.
+      if (!own && accessRuleOf(routeConfigOf(handler)) !== undefined) continue;
+      mergeRouteConfig(handler, { [ACCESS_RULE]: rule });
+    }
+  };
+}
 
 /** The one decorator a route uses to declare who may call it. Routes without it need the admin scope. */
 export const RequireScope = (
   scope: Scope,
   options: Omit<AccessRule, 'scope'> = {},
-): MethodDecorator & ClassDecorator => SetMetadata(ACCESS_RULE, { scope, ...options } satisfies AccessRule);
+): MethodDecorator & ClassDecorator => declareAccess({ scope, ...options });
 
-export const Public = (): MethodDecorator & ClassDecorator =>
-  SetMetadata(ACCESS_RULE, { scope: 'public' } satisfies AccessRule);
+export const Public = (): MethodDecorator & ClassDecorator => declareAccess(PUBLIC);
+
+export function accessRuleOf(routeConfig: unknown): AccessRule | undefined {
+  return (routeConfig as Record<string, AccessRule | undefined> | undefined)?.[ACCESS_RULE];
+}
 
 export function parseScopes(text: string): Scope[] {
   const scopes = text

@@ -1,11 +1,11 @@
-// Cross-cutting providers every area gets for free: configuration, logger, encryption, API-key auth (global
-// guard), validation (global pipe), the error envelope (global filter), rate limiting and metrics.
+// Cross-cutting providers every area gets for free: configuration, logger, encryption, API-key auth (a hook
+// per route, see configure-http.ts), validation (global pipe), the error envelope (global filter), rate limiting and metrics.
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { ApiKeyGuard } from '../auth/api-key.guard.js';
+import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { ApiKey } from '../auth/entities/api-key.entity.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
@@ -52,7 +52,7 @@ export class CoreModule {
         ApiKeysService,
         RateLimiter,
         MetricsService,
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        ApiKeyAuthenticator,
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         {
           provide: APP_FILTER,

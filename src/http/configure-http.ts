@@ -8,6 +8,8 @@ import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
+import { accessRuleOf, ADMIN_ONLY, PUBLIC, type AccessRule } from '../auth/scopes.js';
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
@@ -46,6 +48,7 @@ export async function configureHttp(
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsService);
   const rateLimiter = app.get(RateLimiter);
+  const authenticator = app.get(ApiKeyAuthenticator);
 
   // The headers every answer carries, set with one call per request: a per-route object whose correlation id
   // slot is overwritten before each use (reply.headers() copies the values).
@@ -76,6 +79,7 @@ export async function configureHttp(
     }
     const url = route.url;
     const headers = headerSet(url);
+    const authenticate = authenticator.hookFor(accessRuleOfRoute(route));
     route.onRequest = [
       ...hooksOf(route.onRequest),
       (request: TimedRequest, reply: FastifyReply, done: () => void) => {
@@ -90,6 +94,8 @@ export async function configureHttp(
         }
         done();
       },
+      // After the headers: a 401/403 carries them too.
+      ...(authenticate === undefined ? [] : [authenticate]),
     ] as typeof route.onRequest;
     route.onResponse = [
       ...hooksOf(route.onResponse),
@@ -144,7 +150,8 @@ export async function configureHttp(
       for (const [request, entry] of inFlight) {
         if (entry.due > now) continue;
         inFlight.delete(request);
-        if (entry.reply.sent) continue;
+        // A request its client gave up on has no onResponse; it leaves the map here, without an answer.
+        if (entry.reply.sent || request.raw.socket?.destroyed === true) continue;
         void entry.reply.code(503).send({
           Succeeded: false,
           Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
@@ -159,10 +166,6 @@ export async function configureHttp(
       done();
     });
   }
-  fastify.addHook('onRequestAbort', (request, done) => {
-    inFlight.delete(request);
-    done();
-  });
 
   // DESIGN §2: without the header, a body's Context.CorrelationId names the request.
   fastify.addHook('preValidation', (request: TimedRequest, reply, done) => {
@@ -203,6 +206,17 @@ export async function configureHttp(
         'request completed',
       );
   }
+}
+
+/**
+ * Who may call the route: its declared rule (auth/scopes.ts), else admin only. Routes added by plugins rather than
+ * controllers are the documentation (Swagger UI) and CORS preflights, which are public.
+ */
+function accessRuleOfRoute(route: { config?: unknown; url: string; method: string | string[] }): AccessRule {
+  const declared = accessRuleOf(route.config);
+  if (declared !== undefined) return declared;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return isDocsRoute(route.url) || methods.every((method) => method === 'OPTIONS') ? PUBLIC : ADMIN_ONLY;
 }
 
 type Hook = (...args: never[]) => unknown;

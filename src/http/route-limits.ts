@@ -1,8 +1,8 @@
 // Per-route exceptions to the global settings, declared on the route: a larger body (operation 1 takes 50,000 ids,
 // ~2 MB), a longer time-out (changeSetState may wait for replication), or the exact bytes of the body kept beside
-// the parsed one (the device webhook verifies an HTTP signature over them). Nest's FastifyAdapter passes
-// @RouteConfig into the route's `config` only: configureHttp reads the mark there when the route is added.
-import { RouteConfig } from '@nestjs/platform-fastify';
+// the parsed one (the device webhook verifies an HTTP signature over them). Kept in the route's Fastify config
+// (route-config.ts): configureHttp reads it there when the route is added.
+import { mergeRouteConfig } from './route-config.js';
 
 export interface RouteLimitsOptions {
   /** Largest body this route takes (never less than BODY_LIMIT). */
@@ -15,8 +15,10 @@ export interface RouteLimitsOptions {
 
 export const ROUTE_LIMITS = 'platformRouteLimits';
 
-export const RouteLimits = (limits: RouteLimitsOptions): MethodDecorator =>
-  RouteConfig({ [ROUTE_LIMITS]: limits });
+export const RouteLimits =
+  (limits: RouteLimitsOptions): MethodDecorator =>
+  (_target, _key, descriptor) =>
+    mergeRouteConfig(descriptor.value as (...args: never[]) => unknown, { [ROUTE_LIMITS]: limits });
 
 export function routeLimitsOf(config: unknown): RouteLimitsOptions | undefined {
   return (config as Record<string, RouteLimitsOptions | undefined> | undefined)?.[ROUTE_LIMITS];

@@ -1,18 +1,24 @@
-// Global guard: every route is admin-only unless it declares otherwise with @RequireScope or @Public.
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+// API-key authentication (DESIGN §2): `Authorization: Bearer <key>`, checked against the route's declared scope.
+// A Fastify onRequest hook per route, made when the route is added (configure-http.ts), rather than a global Nest
+// guard: public routes run no auth code at all, and a request without a valid key is refused before its body is
+// read. Its errors go through Nest's error handler, so they leave in the same envelope (or SCIM's) as the rest.
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { ApiKeysService, type Principal } from './api-keys.service.js';
-import { ACCESS_RULE, type AccessRule, type Scope } from './scopes.js';
-
-const ADMIN_ONLY: AccessRule = { scope: 'admin' };
+import type { AccessRule, Scope } from './scopes.js';
 
 export interface AuthenticatedRequest extends FastifyRequest {
   principal?: Principal;
 }
+
+export type AuthHook = (
+  request: AuthenticatedRequest,
+  reply: FastifyReply,
+  done: (error?: Error) => void,
+) => void;
 
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
@@ -21,35 +27,23 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
-  /** The rule of each handler, looked up once: route metadata never changes after start. */
-  private readonly rules = new WeakMap<object, AccessRule>();
-
+export class ApiKeyAuthenticator {
   constructor(
-    private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
     private readonly rateLimiter: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const handler = context.getHandler();
-    let rule = this.rules.get(handler);
-    if (rule === undefined) {
-      rule =
-        this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-          handler,
-          context.getClass(),
-        ]) ?? ADMIN_ONLY;
-      this.rules.set(handler, rule);
-    }
-    // Public routes answer synchronously: no promise on the hot path of operation 1.
-    if (rule.scope === 'public' || rule.publicWhen?.(this.config)) return true;
-    return this.authenticate(context, rule.scope);
+  /** The onRequest hook a route with this rule needs, or undefined when the route is open to everyone. */
+  hookFor(rule: AccessRule): AuthHook | undefined {
+    if (rule.scope === 'public' || rule.publicWhen?.(this.config)) return undefined;
+    const scope = rule.scope;
+    return (request, _reply, done) => {
+      this.authenticate(request, scope).then(() => done(), done);
+    };
   }
 
-  private async authenticate(context: ExecutionContext, scope: Scope): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  private async authenticate(request: AuthenticatedRequest, scope: Scope): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) {
       throw new PlatformError(
@@ -70,6 +64,5 @@ export class ApiKeyGuard implements CanActivate {
       throw new PlatformError(PlatformErrorCode.Forbidden, `This API key lacks the "${scope}" scope.`);
     }
     request.principal = principal;
-    return true;
   }
 }
