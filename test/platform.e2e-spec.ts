@@ -187,6 +187,44 @@ describe('platform conventions', () => {
       expect(admin.statusCode).toBe(200);
     });
 
+    it('makes a route that declares no rule admin-only, and refuses a caller before reading its body', async () => {
+      const body = { Groups: [{ Key: 'a', ScheduleIds: [GUID] }], Count: 2 };
+      const anonymous = await t.request({
+        method: 'POST',
+        url: '/probe/undeclared',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+      const scoped = await t.post('/probe/undeclared', body, { authorization: `Bearer ${schedulesKey}` });
+      const admin = await t.post('/probe/undeclared', body, { authorization: `Bearer ${ADMIN_KEY}` });
+      expect([anonymous.statusCode, scoped.statusCode, admin.statusCode]).toEqual([401, 403, 200]);
+      expect(admin.json()).toEqual({ ok: true, count: 2 });
+      // Authentication comes first: a malformed body from a caller without a key is a 401, not a 400.
+      const malformed = await t.request({
+        method: 'POST',
+        url: '/probe/undeclared',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"Groups": [',
+      });
+      expect(malformed.statusCode).toBe(401);
+      expect(malformed.json()).toMatchObject({ Code: 'Unauthorized', CorrelationId: expect.any(String) });
+      expect(malformed.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    });
+
+    it('answers a CORS preflight without a key', async () => {
+      const response = await t.request({
+        method: 'OPTIONS',
+        url: '/api/v1/migration/getMigrationRuns',
+        headers: {
+          origin: 'https://ops.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
+      });
+      expect(response.statusCode).toBe(204);
+      expect(response.headers['access-control-allow-origin']).toBe('https://ops.example');
+    });
+
     it('stops accepting a revoked key', async () => {
       const service = t.app.get(ApiKeysService);
       const { key, record } = await service.create('short-lived', ['migrations']);

@@ -58,6 +58,13 @@ class ProbeController {
     return { ok: true };
   }
 
+  /** Declares no rule: admin only. */
+  @Post('undeclared')
+  @HttpCode(200)
+  undeclared(@Body() body: ProbeBody): { ok: boolean; count: number } {
+    return { ok: true, count: body.Count };
+  }
+
   @Public()
   @Post('echo')
   @HttpCode(200)
