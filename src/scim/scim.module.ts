@@ -21,7 +21,7 @@ type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdap
 })
 export class ScimModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {
-    // Also covers errors raised before routing (unknown SCIM path, malformed JSON, 401 from the global guard).
+    // Also covers errors raised before routing (unknown SCIM path, malformed JSON, 401/403 from the API-key hook).
     registerScimErrorRenderer();
   }
 
