@@ -2,11 +2,11 @@
 // body shaped like the schedule operation's request. Targets, each in its own child process (autocannon stays in
 // this process, so on 2 cores server and load generator do not share one), run one at a time in a fixed order:
 //   fastify    (c) raw Fastify, one route, body schema = compileDto(GroupsDto).jsonSchema (Fastify's own ajv)
-//   nest       (a) the real app from createApp() (hooks, guard, pipe, filter, helmet), LOG_LEVEL=warn
+//   nest       (a) the real app from createApp() (hooks, pipe, filter, headers, direct routes), LOG_LEVEL=warn
 //   nest-info  (b) the same app with LOG_LEVEL=info, access log lines to /dev/null
 //   nest-cv    (d) plain NestFactory + FastifyAdapter + stock class-validator ValidationPipe
 //   nest-bare  (e) plain NestFactory + FastifyAdapter + the service's DtoValidationPipe and error filter only
-//              (diagnostic: what the service's hooks, guard and helmet cost on top of Nest itself)
+//              (diagnostic: what the service adds to, or saves on, Nest itself)
 // The bench-only route (POST /bench/groups) is one DTO class with class-validator decorators, applied here by hand
 // because this file is plain JavaScript. Run after `npm run build`:
 //   node bench/load.mjs [--duration 10] [--warmup 2] [--connections 50] [--rounds 1] [--targets fastify,nest,...]

@@ -1,6 +1,7 @@
 // DESIGN §2 conventions, checked through the real app: routes, binding, envelope, statuses, correlation, logs,
 // auth, limits, health, metrics and the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { BadProbeModule, ProbeModule } from './support/probe.module.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
@@ -355,5 +356,147 @@ describe('rate limit', () => {
     const limited = await t.post('/api/v1/migration/getMigrationRuns', {});
     expect(limited.headers['retry-after']).toMatch(/^\d+$/);
     expect(limited.json()).toMatchObject({ Succeeded: false, Code: 'TooManyRequests' });
+  });
+});
+
+// http/direct-routes.ts: routes Nest's pipeline would add nothing to are called straight from Fastify. The same
+// requests must get the same answers with DIRECT_ROUTES on (the default) and off.
+describe('direct routes', () => {
+  let direct: TestApp;
+  let viaNest: TestApp;
+  beforeAll(async () => {
+    [direct, viaNest] = await Promise.all([
+      startTestApp({ extraModules: [ProbeModule] }),
+      startTestApp({ extraModules: [ProbeModule], env: { DIRECT_ROUTES: 'false' } }),
+    ]);
+  });
+  afterAll(async () => Promise.all([direct?.close(), viaNest?.close()]));
+
+  const json = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+  const scim = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/scim+json' };
+  const requests: Array<{ name: string; options: InjectOptions }> = [
+    {
+      name: 'valid body',
+      options: {
+        method: 'POST',
+        url: '/probe/echo',
+        headers: json,
+        payload: JSON.stringify({ Groups: [{ Key: 'a', ScheduleIds: [GUID] }], Count: 2 }),
+      },
+    },
+    {
+      name: 'invalid body',
+      options: {
+        method: 'POST',
+        url: '/probe/echo',
+        headers: json,
+        payload: '{"Groups":[{"Key":""}],"Count":0}',
+      },
+    },
+    { name: 'error thrown', options: { method: 'GET', url: '/probe/fail' } },
+    {
+      name: 'no key',
+      options: {
+        method: 'POST',
+        url: '/probe/undeclared',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      },
+    },
+    {
+      name: 'plain value',
+      options: { method: 'POST', url: '/probe/shapes/plain?a=1&b=x', headers: json, payload: '{"n":1}' },
+    },
+    {
+      name: 'observable',
+      options: { method: 'POST', url: '/probe/shapes/observable?a=1', headers: json, payload: '[1]' },
+    },
+    {
+      name: 'promise',
+      options: { method: 'POST', url: '/probe/shapes/promise', headers: json, payload: '{}' },
+    },
+    {
+      name: 'rejected promise',
+      options: { method: 'POST', url: '/probe/shapes/rejected', headers: json, payload: '{}' },
+    },
+    {
+      name: 'thrown error',
+      options: { method: 'POST', url: '/probe/shapes/thrown', headers: json, payload: '{}' },
+    },
+    {
+      name: 'no value',
+      options: { method: 'POST', url: '/probe/shapes/empty', headers: json, payload: '{}' },
+    },
+    { name: 'HEAD of a GET route', options: { method: 'HEAD', url: '/health/live' } },
+    { name: 'empty route parameter', options: { method: 'GET', url: '/api/v1/scim/Users/', headers: scim } },
+    { name: 'SCIM error', options: { method: 'GET', url: `/api/v1/scim/Users/${GUID}`, headers: scim } },
+    {
+      name: 'SCIM list',
+      options: {
+        method: 'GET',
+        url: '/api/v1/scim/Users?filter=userName%20eq%20%22nobody%22',
+        headers: scim,
+      },
+    },
+    {
+      name: 'operation with a documented Code',
+      options: {
+        method: 'POST',
+        url: '/api/v1/Occurrence/hasOccurrences/byGroup',
+        headers: json,
+        payload: JSON.stringify({
+          Groups: [{ Key: 'g', ScheduleIds: [GUID] }],
+          Start: '2026-03-16T08:00:00Z',
+          End: '2026-03-16T08:10:00Z',
+        }),
+      },
+    },
+    {
+      name: 'business outcome thrown by a service',
+      options: {
+        method: 'POST',
+        url: '/api/v1/mail/removeSmtpConfiguration',
+        headers: json,
+        payload: JSON.stringify({
+          Context: { Domain: 'none.example' },
+          Host: 'smtp.none.example',
+          Port: 587,
+          Username: 'x',
+        }),
+      },
+    },
+  ];
+
+  /** What must not differ: status, body, and every header but the date and a generated correlation id. */
+  function comparable(response: LightMyRequestResponse): unknown {
+    const { date: _date, 'x-correlation-id': _id, ...headers } = response.headers;
+    // Generated per app: the correlation id, and any ids and times an answer carries.
+    const body = response.body
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+      .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
+      .replaceAll(String(_id), '<correlation id>');
+    return { status: response.statusCode, headers, body };
+  }
+
+  it.each(requests)('answers $name as Nest does', async ({ options }) => {
+    const [fromDirect, fromNest] = await Promise.all([direct.request(options), viaNest.request(options)]);
+    expect(comparable(fromDirect)).toEqual(comparable(fromNest));
+  });
+
+  it('keeps Nest pipeline for routes with their own interceptors or guards, and says so at start', async () => {
+    const response = await direct.request({ method: 'GET', url: '/probe/intercepted' });
+    expect(response.headers['x-probe-stamp']).toBe('nest');
+    expect(response.json()).toEqual({ intercepted: true, value: { ok: true } });
+
+    const started = direct.logs.find((line) => String(line.message).includes('routes are called directly'));
+    expect(started).toBeDefined();
+    expect(started?.direct).toBeGreaterThan(20);
+    expect(started?.viaNest).toEqual(
+      expect.arrayContaining(['GET /probe/intercepted', 'POST /api/v1/webhook/homeprovider/:domain']),
+    );
+    expect(started?.viaNest).not.toContain('POST /probe/shapes/:kind');
+    expect(viaNest.logs.some((line) => String(line.message).includes('routes are called directly'))).toBe(
+      false,
+    );
   });
 });

@@ -28,6 +28,8 @@ export interface AppConfig {
   requestTimeoutMs: number;
   trustProxy: boolean;
   securityHeaders: boolean;
+  /** Controller methods called straight from their Fastify route where Nest's pipeline adds nothing (http/direct-routes.ts). */
+  directRoutes: boolean;
   corsOrigins: readonly string[] | '*' | undefined;
   modules: readonly Area[];
   smartthings: {
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     securityHeaders: boolean(env, 'SECURITY_HEADERS', true),
+    directRoutes: boolean(env, 'DIRECT_ROUTES', true),
     corsOrigins: cors === undefined ? undefined : cors === '*' ? '*' : list(env, 'CORS_ORIGINS'),
     modules: modules(env),
     smartthings: {

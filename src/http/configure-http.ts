@@ -13,6 +13,7 @@ import { accessRuleOf, ADMIN_ONLY, PUBLIC, type AccessRule } from '../auth/scope
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
+import { DirectRoutes } from './direct-routes.js';
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
@@ -49,6 +50,10 @@ export async function configureHttp(
   const metrics = app.get(MetricsService);
   const rateLimiter = app.get(RateLimiter);
   const authenticator = app.get(ApiKeyAuthenticator);
+  const adapter = app.getHttpAdapter();
+  const directRoutes = config.directRoutes
+    ? new DirectRoutes(app, (reply, body) => adapter.reply(reply, body, undefined))
+    : undefined;
 
   // The headers every answer carries, set with one call per request: a per-route object whose correlation id
   // slot is overwritten before each use (reply.headers() copies the values).
@@ -71,6 +76,8 @@ export async function configureHttp(
   // app.init(), so it sees every Nest route as it is added.
   fastify.addHook('onRoute', (route) => {
     const limits = routeLimitsOf(route.config);
+    const direct = directRoutes?.handlerFor(route);
+    if (direct !== undefined) route.handler = direct;
     if (limits?.bodyLimit !== undefined) route.bodyLimit = Math.max(limits.bodyLimit, config.bodyLimit);
     const timeoutMs =
       config.requestTimeoutMs > 0 ? config.requestTimeoutMs + (limits?.extraTimeoutMs ?? 0) : 0;
@@ -105,6 +112,16 @@ export async function configureHttp(
       },
     ] as typeof route.onResponse;
   });
+
+  if (directRoutes !== undefined) {
+    fastify.addHook('onReady', (done) => {
+      logger.info(
+        { direct: directRoutes.direct, viaNest: directRoutes.viaNest },
+        `${directRoutes.direct} routes are called directly; ${directRoutes.viaNest.length} go through Nest's pipeline`,
+      );
+      done();
+    });
+  }
 
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
   fastify.removeContentTypeParser('text/plain');

@@ -1,0 +1,324 @@
+// Direct routes: Fastify calls a controller method itself, instead of through Nest's router pipeline, when the
+// route uses nothing that pipeline adds beyond what is done here. Measured on bench/load.mjs (2 cores): Nest's
+// per-request chain of async steps (guards, interceptors, pipes, response handling; ~8 promises a request) cost
+// 40–60 µs of ~150 µs a request, the largest single cost left once the service's own hooks were trimmed.
+//
+// What a direct route does, in Nest's order: status from @HttpCode (else 201 for POST, 200 otherwise) and @Header
+// values are set; arguments are extracted (@Body(), @Query(), @Param(name), @Req(), @Res({ passthrough: true }),
+// custom parameter decorators such as @Ctx()) and run through the global pipes with the same metadata Nest gives
+// them; the method is called; its value (awaited, or the last value of an Observable) is sent by the Nest HTTP
+// adapter's reply(), as Nest does. Errors go to Fastify's error handler, which Nest points at the global exception
+// filters, so they leave in the same envelope.
+//
+// A route keeps Nest's pipeline if it, or its controller, has guards, interceptors, exception filters or pipes of
+// its own; if the app has global guards or interceptors, or request-scoped globals; if its controller is not a
+// static singleton; if it renders, redirects, streams events or takes the raw response (@Res() without
+// passthrough, @Next()); or if a parameter is anything else (e.g. @Body('field'), @Headers(), a parameter pipe).
+import type { INestApplication, PipeTransform, Type } from '@nestjs/common';
+import {
+  CUSTOM_ROUTE_ARGS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  HEADERS_METADATA,
+  HTTP_CODE_METADATA,
+  INTERCEPTORS_METADATA,
+  PATH_METADATA,
+  PIPES_METADATA,
+  REDIRECT_METADATA,
+  RENDER_METADATA,
+  RESPONSE_PASSTHROUGH_METADATA,
+  ROUTE_ARGS_METADATA,
+  SSE_METADATA,
+} from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isObservable, lastValueFrom } from 'rxjs';
+import { mergeRouteConfig } from './route-config.js';
+
+const DIRECT_ROUTE = 'platformDirectRoute';
+
+/** What identifies a controller method across apps: the class and the method's name (never an instance). */
+interface MethodRef {
+  controller: Type;
+  method: string;
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => void;
+type ArgumentOf = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+interface ParamMetadata {
+  index: number;
+  data?: unknown;
+  pipes?: unknown[];
+  factory?: (data: unknown, context: ExecutionContextHost) => unknown;
+}
+
+type Send = (reply: FastifyReply, body: unknown) => unknown;
+
+export class DirectRoutes {
+  private readonly instances = new Map<Type, object>();
+  private readonly pipes: PipeTransform[];
+  private readonly enabled: boolean;
+  /** For the start-up log: how many routes are called directly, and which keep Nest's pipeline. */
+  direct = 0;
+  readonly viaNest: string[] = [];
+
+  /**
+   * Call before app.init(): marks every controller method's route config with its MethodRef (Nest copies it to the
+   * route), and notes this app's controller instances.
+   */
+  constructor(
+    app: INestApplication,
+    private readonly send: Send,
+  ) {
+    const config = (app as unknown as { config: ApplicationConfig }).config;
+    this.pipes = config.getGlobalPipes();
+    this.enabled =
+      config.getGlobalGuards().length === 0 &&
+      config.getGlobalInterceptors().length === 0 &&
+      config.getGlobalRequestGuards().length === 0 &&
+      config.getGlobalRequestInterceptors().length === 0 &&
+      config.getGlobalRequestPipes().length === 0;
+    for (const module of app.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const controller = wrapper.metatype as Type | null;
+        if (!controller || !wrapper.isDependencyTreeStatic() || !wrapper.instance) continue;
+        this.instances.set(controller, wrapper.instance);
+        const prototype = controller.prototype as Record<string, unknown>;
+        for (const method of Object.getOwnPropertyNames(prototype)) {
+          const fn = prototype[method];
+          if (method === 'constructor' || typeof fn !== 'function') continue;
+          if (Reflect.getMetadata(PATH_METADATA, fn) === undefined) continue;
+          mergeRouteConfig(fn as (...args: never[]) => unknown, {
+            [DIRECT_ROUTE]: { controller, method } satisfies MethodRef,
+          });
+        }
+      }
+    }
+  }
+
+  /** The handler to use instead of Nest's for a route being added, or undefined to keep Nest's. */
+  handlerFor(route: { config?: unknown; url: string; method: string | string[] }): Handler | undefined {
+    const ref = (route.config as Record<string, MethodRef | undefined> | undefined)?.[DIRECT_ROUTE];
+    if (!this.enabled || ref === undefined) return undefined;
+    const instance = this.instances.get(ref.controller);
+    if (instance === undefined) return undefined;
+    const handler = this.compile(ref, instance, route);
+    if (handler !== undefined) this.direct++;
+    else this.viaNest.push(`${String(route.method)} ${route.url}`);
+    return handler;
+  }
+
+  private compile(
+    { controller, method }: MethodRef,
+    instance: object,
+    route: { url: string; method: string | string[] },
+  ): Handler | undefined {
+    const fn = (instance as Record<string, (...args: unknown[]) => unknown>)[method];
+    const enhanced = [
+      GUARDS_METADATA,
+      INTERCEPTORS_METADATA,
+      EXCEPTION_FILTERS_METADATA,
+      PIPES_METADATA,
+    ].some((key) => hasItems(Reflect.getMetadata(key, controller)) || hasItems(Reflect.getMetadata(key, fn)));
+    const special = [RENDER_METADATA, REDIRECT_METADATA, SSE_METADATA].some(
+      (key) => Reflect.getMetadata(key, fn) !== undefined,
+    );
+    if (enhanced || special) return undefined;
+
+    const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+      string,
+      ParamMetadata
+    >;
+    const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ??
+      []) as unknown[];
+    const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method) === true;
+    // `awaited`: the value is settled before the call, as Nest awaits what its pipes return. The request and reply
+    // are passed as they are (a Fastify reply is itself a thenable that settles only once it is sent).
+    const extractors: Array<{ index: number; get: ArgumentOf; awaited: boolean }> = [];
+    for (const [key, param] of Object.entries(params)) {
+      if (hasItems(param.pipes)) return undefined;
+      const metatype = types[param.index];
+      if (key.includes(CUSTOM_ROUTE_ARGS_METADATA)) {
+        const factory = param.factory;
+        if (factory === undefined) return undefined;
+        const meta = { type: 'custom' as const, metatype, data: param.data };
+        extractors.push({
+          index: param.index,
+          get: (request, reply) =>
+            this.pipe(factory(param.data, contextOf(request, reply, controller, fn)), meta),
+          awaited: true,
+        });
+        continue;
+      }
+      const kind = Number(key.split(':')[0]) as RouteParamtypes;
+      switch (kind) {
+        case RouteParamtypes.BODY: {
+          if (param.data !== undefined) return undefined;
+          const meta = { type: 'body' as const, metatype, data: undefined };
+          extractors.push({
+            index: param.index,
+            get: (request) => this.pipe(request.body, meta),
+            awaited: true,
+          });
+          break;
+        }
+        case RouteParamtypes.QUERY: {
+          if (param.data !== undefined) return undefined;
+          const meta = { type: 'query' as const, metatype, data: undefined };
+          extractors.push({
+            index: param.index,
+            get: (request) => this.pipe(request.query, meta),
+            awaited: true,
+          });
+          break;
+        }
+        case RouteParamtypes.PARAM: {
+          if (typeof param.data !== 'string') return undefined;
+          const name = param.data;
+          const meta = { type: 'param' as const, metatype, data: name };
+          extractors.push({
+            index: param.index,
+            get: (request) => this.pipe((request.params as Record<string, string>)[name], meta),
+            awaited: true,
+          });
+          break;
+        }
+        case RouteParamtypes.REQUEST:
+          extractors.push({ index: param.index, get: (request) => request, awaited: false });
+          break;
+        case RouteParamtypes.RESPONSE:
+          if (!passthrough) return undefined;
+          extractors.push({ index: param.index, get: (_request, reply) => reply, awaited: false });
+          break;
+        // Headers, cookies, files, IP, host, session, @Next() and the rest: Nest's pipeline.
+        case RouteParamtypes.HEADERS:
+        case RouteParamtypes.RAW_BODY:
+        case RouteParamtypes.NEXT:
+        case RouteParamtypes.SESSION:
+        case RouteParamtypes.FILE:
+        case RouteParamtypes.FILES:
+        case RouteParamtypes.IP:
+        case RouteParamtypes.HOST:
+        case RouteParamtypes.COOKIES:
+        case RouteParamtypes.SIGNED_COOKIES:
+        case RouteParamtypes.ACK:
+        default:
+          return undefined;
+      }
+    }
+
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const status =
+      (Reflect.getMetadata(HTTP_CODE_METADATA, fn) as number | undefined) ??
+      (methods.includes('POST') ? 201 : 200);
+    const headers = (Reflect.getMetadata(HEADERS_METADATA, fn) ?? []) as Array<{
+      name: string;
+      value: string | (() => string);
+    }>;
+    const argc = extractors.reduce((max, { index }) => Math.max(max, index + 1), 0);
+    // Nest's adapter sends an empty route parameter ("/Users/") to the not-found handler; so does this.
+    const paramNames = route.url.includes(':') ? paramNamesOf(route.url) : [];
+    const send = this.send;
+
+    const finish = (reply: FastifyReply, value: unknown): void => {
+      if (isObservable(value)) {
+        lastValueFrom(value).then(
+          (last) => finish(reply, last),
+          (error: unknown) => fail(reply, error),
+        );
+      } else if (isThenable(value)) {
+        value.then(
+          (settled) => finish(reply, settled),
+          (error: unknown) => fail(reply, error),
+        );
+      } else {
+        try {
+          void send(reply, value);
+        } catch (error) {
+          fail(reply, error);
+        }
+      }
+    };
+
+    return (request, reply) => {
+      if (paramNames.length > 0) {
+        const values = request.params as Record<string, string>;
+        if (paramNames.some((name) => values[name] === '')) {
+          reply.callNotFound();
+          return;
+        }
+      }
+      reply.code(status);
+      for (const { name, value } of headers)
+        reply.header(name, typeof value === 'function' ? value() : value);
+      const args = new Array<unknown>(argc);
+      let pending: Array<Promise<void>> | undefined;
+      for (let i = 0; i < extractors.length; i++) {
+        const { index, get, awaited } = extractors[i];
+        const value = get(request, reply);
+        if (awaited && isThenable(value))
+          (pending ??= []).push(Promise.resolve(value).then((v) => void (args[index] = v)));
+        else args[index] = value;
+      }
+      if (pending === undefined) {
+        finish(reply, fn.apply(instance, args));
+        return;
+      }
+      Promise.all(pending)
+        .then(() => finish(reply, fn.apply(instance, args)))
+        .catch((error: unknown) => fail(reply, error));
+    };
+  }
+
+  /** The global pipes, in order, as Nest runs them on a parameter (a pipe may answer with a promise). */
+  private pipe(value: unknown, metadata: { type: string; metatype: unknown; data: unknown }): unknown {
+    let current = value;
+    for (let i = 0; i < this.pipes.length; i++) {
+      const pipe = this.pipes[i];
+      if (isThenable(current)) {
+        current = Promise.resolve(current).then((settled): unknown =>
+          pipe.transform(settled, metadata as Parameters<PipeTransform['transform']>[1]),
+        );
+      } else {
+        current = pipe.transform(current, metadata as Parameters<PipeTransform['transform']>[1]) as unknown;
+      }
+    }
+    return current;
+  }
+}
+
+/** Errors leave through Fastify's error handler, which Nest points at the global exception filters. */
+function fail(reply: FastifyReply, error: unknown): void {
+  if (reply.sent) return;
+  void reply.send(error instanceof Error ? error : new Error(String(error)));
+}
+
+function contextOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  controller: Type,
+  handler: (...args: unknown[]) => unknown,
+): ExecutionContextHost {
+  const context = new ExecutionContextHost([request, reply, undefined], controller, handler);
+  context.setType('http');
+  return context;
+}
+
+function hasItems(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function paramNamesOf(url: string): string[] {
+  return [...url.matchAll(/:(\w+)/g)].map((match) => match[1]);
+}
