@@ -374,59 +374,26 @@ describe('direct routes', () => {
 
   const json = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
   const scim = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/scim+json' };
+  const post = (url: string, payload: unknown, headers: Record<string, string> = json): InjectOptions => ({
+    method: 'POST',
+    url,
+    headers,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
   const requests: Array<{ name: string; options: InjectOptions }> = [
     {
       name: 'valid body',
-      options: {
-        method: 'POST',
-        url: '/probe/echo',
-        headers: json,
-        payload: JSON.stringify({ Groups: [{ Key: 'a', ScheduleIds: [GUID] }], Count: 2 }),
-      },
+      options: post('/probe/echo', { Groups: [{ Key: 'a', ScheduleIds: [GUID] }], Count: 2 }),
     },
-    {
-      name: 'invalid body',
-      options: {
-        method: 'POST',
-        url: '/probe/echo',
-        headers: json,
-        payload: '{"Groups":[{"Key":""}],"Count":0}',
-      },
-    },
+    { name: 'invalid body', options: post('/probe/echo', '{"Groups":[{"Key":""}],"Count":0}') },
     { name: 'error thrown', options: { method: 'GET', url: '/probe/fail' } },
-    {
-      name: 'no key',
-      options: {
-        method: 'POST',
-        url: '/probe/undeclared',
-        headers: { 'content-type': 'application/json' },
-        payload: '{}',
-      },
-    },
-    {
-      name: 'plain value',
-      options: { method: 'POST', url: '/probe/shapes/plain?a=1&b=x', headers: json, payload: '{"n":1}' },
-    },
-    {
-      name: 'observable',
-      options: { method: 'POST', url: '/probe/shapes/observable?a=1', headers: json, payload: '[1]' },
-    },
-    {
-      name: 'promise',
-      options: { method: 'POST', url: '/probe/shapes/promise', headers: json, payload: '{}' },
-    },
-    {
-      name: 'rejected promise',
-      options: { method: 'POST', url: '/probe/shapes/rejected', headers: json, payload: '{}' },
-    },
-    {
-      name: 'thrown error',
-      options: { method: 'POST', url: '/probe/shapes/thrown', headers: json, payload: '{}' },
-    },
-    {
-      name: 'no value',
-      options: { method: 'POST', url: '/probe/shapes/empty', headers: json, payload: '{}' },
-    },
+    { name: 'no key', options: post('/probe/undeclared', '{}', { 'content-type': 'application/json' }) },
+    { name: 'plain value', options: post('/probe/shapes/plain?a=1&b=x', '{"n":1}') },
+    { name: 'observable', options: post('/probe/shapes/observable?a=1', '[1]') },
+    { name: 'promise', options: post('/probe/shapes/promise', '{}') },
+    { name: 'rejected promise', options: post('/probe/shapes/rejected', '{}') },
+    { name: 'thrown error', options: post('/probe/shapes/thrown', '{}') },
+    { name: 'no value', options: post('/probe/shapes/empty', '{}') },
     { name: 'HEAD of a GET route', options: { method: 'HEAD', url: '/health/live' } },
     { name: 'empty route parameter', options: { method: 'GET', url: '/api/v1/scim/Users/', headers: scim } },
     { name: 'SCIM error', options: { method: 'GET', url: `/api/v1/scim/Users/${GUID}`, headers: scim } },
@@ -440,30 +407,20 @@ describe('direct routes', () => {
     },
     {
       name: 'operation with a documented Code',
-      options: {
-        method: 'POST',
-        url: '/api/v1/Occurrence/hasOccurrences/byGroup',
-        headers: json,
-        payload: JSON.stringify({
-          Groups: [{ Key: 'g', ScheduleIds: [GUID] }],
-          Start: '2026-03-16T08:00:00Z',
-          End: '2026-03-16T08:10:00Z',
-        }),
-      },
+      options: post('/api/v1/Occurrence/hasOccurrences/byGroup', {
+        Groups: [{ Key: 'g', ScheduleIds: [GUID] }],
+        Start: '2026-03-16T08:00:00Z',
+        End: '2026-03-16T08:10:00Z',
+      }),
     },
     {
       name: 'business outcome thrown by a service',
-      options: {
-        method: 'POST',
-        url: '/api/v1/mail/removeSmtpConfiguration',
-        headers: json,
-        payload: JSON.stringify({
-          Context: { Domain: 'none.example' },
-          Host: 'smtp.none.example',
-          Port: 587,
-          Username: 'x',
-        }),
-      },
+      options: post('/api/v1/mail/removeSmtpConfiguration', {
+        Context: { Domain: 'none.example' },
+        Host: 'smtp.none.example',
+        Port: 587,
+        Username: 'x',
+      }),
     },
   ];
 

@@ -50,10 +50,7 @@ export async function configureHttp(
   const metrics = app.get(MetricsService);
   const rateLimiter = app.get(RateLimiter);
   const authenticator = app.get(ApiKeyAuthenticator);
-  const adapter = app.getHttpAdapter();
-  const directRoutes = config.directRoutes
-    ? new DirectRoutes(app, (reply, body) => adapter.reply(reply, body, undefined))
-    : undefined;
+  const directRoutes = config.directRoutes ? new DirectRoutes(app) : undefined;
 
   // The headers every answer carries, set with one call per request: a per-route object whose correlation id
   // slot is overwritten before each use (reply.headers() copies the values).

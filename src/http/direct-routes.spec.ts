@@ -149,14 +149,14 @@ async function start(options: { direct: boolean; globalInterceptor?: boolean }):
   const pipe = new RecordingPipe();
   app.useGlobalPipes(pipe);
   if (options.globalInterceptor) app.useGlobalInterceptors(new Passing());
-  const adapter = app.getHttpAdapter();
-  const routes = options.direct
-    ? new DirectRoutes(app, (reply, body) => adapter.reply(reply, body, undefined))
-    : undefined;
-  adapter.getInstance().addHook('onRoute', (route) => {
-    const handler = routes?.handlerFor(route);
-    if (handler !== undefined) route.handler = handler;
-  });
+  const routes = options.direct ? new DirectRoutes(app) : undefined;
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      const handler = routes?.handlerFor(route);
+      if (handler !== undefined) route.handler = handler;
+    });
   await app.init();
   return { app, pipe, routes };
 }

@@ -20,7 +20,7 @@
 // its own; if the app has global guards or interceptors, or request-scoped globals; if its controller is not a
 // static singleton; if it renders, redirects, streams events or takes the raw response (@Res() without
 // passthrough, @Next()); or if a parameter is anything else (e.g. @Body('field'), @Headers(), a parameter pipe).
-import type { INestApplication, PipeTransform, Type } from '@nestjs/common';
+import type { ArgumentMetadata, INestApplication, PipeTransform, Type } from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -61,11 +61,11 @@ interface ParamMetadata {
   factory?: (data: unknown, context: ExecutionContextHost) => unknown;
 }
 
-type Send = (reply: FastifyReply, body: unknown) => unknown;
-
 export class DirectRoutes {
   private readonly instances = new Map<Type, object>();
   private readonly pipes: PipeTransform[];
+  /** Sends a method's value as Nest does (its HTTP adapter's reply()). */
+  private readonly send: (reply: FastifyReply, body: unknown) => unknown;
   private readonly enabled: boolean;
   /** For the start-up log: how many routes are called directly, and which keep Nest's pipeline. */
   direct = 0;
@@ -75,10 +75,9 @@ export class DirectRoutes {
    * Call before app.init(): marks every controller method's route config with its MethodRef (Nest copies it to the
    * route), and notes this app's controller instances.
    */
-  constructor(
-    app: INestApplication,
-    private readonly send: Send,
-  ) {
+  constructor(app: INestApplication) {
+    const adapter = app.getHttpAdapter();
+    this.send = (reply, body) => adapter.reply(reply, body, undefined);
     const config = (app as unknown as { config: ApplicationConfig }).config;
     this.pipes = config.getGlobalPipes();
     this.enabled =
@@ -143,52 +142,38 @@ export class DirectRoutes {
     // `awaited`: the value is settled before the call, as Nest awaits what its pipes return. The request and reply
     // are passed as they are (a Fastify reply is itself a thenable that settles only once it is sent).
     const extractors: Array<{ index: number; get: ArgumentOf; awaited: boolean }> = [];
+    /** A parameter Nest runs through the global pipes, with the metadata Nest gives them. */
+    const piped = (param: ParamMetadata, type: ArgumentMetadata['type'], read: ArgumentOf): void => {
+      const metadata = { type, metatype: types[param.index], data: param.data } as ArgumentMetadata;
+      extractors.push({
+        index: param.index,
+        get: (request, reply) => this.pipe(read(request, reply), metadata),
+        awaited: true,
+      });
+    };
     for (const [key, param] of Object.entries(params)) {
       if (hasItems(param.pipes)) return undefined;
-      const metatype = types[param.index];
       if (key.includes(CUSTOM_ROUTE_ARGS_METADATA)) {
         const factory = param.factory;
         if (factory === undefined) return undefined;
-        const meta = { type: 'custom' as const, metatype, data: param.data };
-        extractors.push({
-          index: param.index,
-          get: (request, reply) =>
-            this.pipe(factory(param.data, contextOf(request, reply, controller, fn)), meta),
-          awaited: true,
-        });
+        piped(param, 'custom', (request, reply) =>
+          factory(param.data, contextOf(request, reply, controller, fn)),
+        );
         continue;
       }
-      const kind = Number(key.split(':')[0]) as RouteParamtypes;
-      switch (kind) {
-        case RouteParamtypes.BODY: {
+      switch (Number(key.split(':')[0]) as RouteParamtypes) {
+        case RouteParamtypes.BODY:
           if (param.data !== undefined) return undefined;
-          const meta = { type: 'body' as const, metatype, data: undefined };
-          extractors.push({
-            index: param.index,
-            get: (request) => this.pipe(request.body, meta),
-            awaited: true,
-          });
+          piped(param, 'body', (request) => request.body);
           break;
-        }
-        case RouteParamtypes.QUERY: {
+        case RouteParamtypes.QUERY:
           if (param.data !== undefined) return undefined;
-          const meta = { type: 'query' as const, metatype, data: undefined };
-          extractors.push({
-            index: param.index,
-            get: (request) => this.pipe(request.query, meta),
-            awaited: true,
-          });
+          piped(param, 'query', (request) => request.query);
           break;
-        }
         case RouteParamtypes.PARAM: {
           if (typeof param.data !== 'string') return undefined;
           const name = param.data;
-          const meta = { type: 'param' as const, metatype, data: name };
-          extractors.push({
-            index: param.index,
-            get: (request) => this.pipe((request.params as Record<string, string>)[name], meta),
-            awaited: true,
-          });
+          piped(param, 'param', (request) => (request.params as Record<string, string>)[name]);
           break;
         }
         case RouteParamtypes.REQUEST:
@@ -225,7 +210,7 @@ export class DirectRoutes {
     }>;
     const argc = extractors.reduce((max, { index }) => Math.max(max, index + 1), 0);
     // Nest's adapter sends an empty route parameter ("/Users/") to the not-found handler; so does this.
-    const paramNames = route.url.includes(':') ? paramNamesOf(route.url) : [];
+    const paramNames = paramNamesOf(route.url);
     const send = this.send;
 
     const finish = (reply: FastifyReply, value: unknown): void => {
@@ -279,17 +264,12 @@ export class DirectRoutes {
   }
 
   /** The global pipes, in order, as Nest runs them on a parameter (a pipe may answer with a promise). */
-  private pipe(value: unknown, metadata: { type: string; metatype: unknown; data: unknown }): unknown {
+  private pipe(value: unknown, metadata: ArgumentMetadata): unknown {
     let current = value;
-    for (let i = 0; i < this.pipes.length; i++) {
-      const pipe = this.pipes[i];
-      if (isThenable(current)) {
-        current = Promise.resolve(current).then((settled): unknown =>
-          pipe.transform(settled, metadata as Parameters<PipeTransform['transform']>[1]),
-        );
-      } else {
-        current = pipe.transform(current, metadata as Parameters<PipeTransform['transform']>[1]) as unknown;
-      }
+    for (const pipe of this.pipes) {
+      current = isThenable(current)
+        ? Promise.resolve(current).then((settled): unknown => pipe.transform(settled, metadata))
+        : (pipe.transform(current, metadata) as unknown);
     }
     return current;
   }
