@@ -619,16 +619,24 @@ describe('SCIM users', () => {
 
   describe('list, filters and paging', () => {
     const tag = randomUUID().slice(0, 8);
-    let ids: string[];
+    const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    /** The five users in creation order. */
+    let users: CreatedUser[];
+    /** Their ids in list order: oldest first; users created in the same millisecond by id. */
+    const listed = (some: CreatedUser[]) =>
+      [...some]
+        .sort((a, b) => byCodeUnits(a.meta.created, b.meta.created) || byCodeUnits(a.id, b.id))
+        .map((user) => user.id);
 
     beforeAll(async () => {
-      ids = [];
+      users = [];
       for (let index = 0; index < 5; index++) {
-        const user = await createUser({
-          userName: `page.${tag}.${String(index)}@example.com`,
-          title: index % 2 === 0 ? `Even ${tag}` : `Odd ${tag}`,
-        });
-        ids.push(user.id);
+        users.push(
+          await createUser({
+            userName: `page.${tag}.${String(index)}@example.com`,
+            title: index % 2 === 0 ? `Even ${tag}` : `Odd ${tag}`,
+          }),
+        );
       }
     });
 
@@ -637,7 +645,7 @@ describe('SCIM users', () => {
     it('pages with startIndex and count (1-based, oldest first) and reports the total', async () => {
       const page = (await scim.get(`${pageFilter()}&startIndex=2&count=2`)).json();
       expect(page).toMatchObject({ totalResults: 5, startIndex: 2, itemsPerPage: 2 });
-      expect(page.Resources.map((user: { id: string }) => user.id)).toEqual(ids.slice(1, 3));
+      expect(page.Resources.map((user: { id: string }) => user.id)).toEqual(listed(users).slice(1, 3));
       const past = (await scim.get(`${pageFilter()}&startIndex=9&count=2`)).json();
       expect(past).toMatchObject({ totalResults: 5, startIndex: 9, itemsPerPage: 0, Resources: [] });
     });
@@ -723,7 +731,8 @@ describe('SCIM users', () => {
         count: 10,
       });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ totalResults: 2, Resources: [{ id: ids[1] }, { id: ids[3] }] });
+      const [first, second] = listed([users[1], users[3]]);
+      expect(response.json()).toMatchObject({ totalResults: 2, Resources: [{ id: first }, { id: second }] });
     });
   });
 
