@@ -21,6 +21,8 @@ export default tseslint.config(
       'coverage/**',
       'data/**',
       'bench/**',
+      // Child-process scripts run by e2e specs (plain Node ESM, outside the TypeScript project).
+      'test/**/*.mjs',
       '*.config.js',
       'jest.base.js',
     ],

@@ -6,6 +6,10 @@ import { ScimUsers1763780000200 } from './1763780000200-ScimUsers.js';
 import { Mail1763780000300 } from './1763780000300-Mail.js';
 import { Replication1763780000400 } from './1763780000400-Replication.js';
 import { DeviceWebhook1763780000500 } from './1763780000500-DeviceWebhook.js';
+import { Jobs1763780000600 } from './1763780000600-Jobs.js';
+import { ApiKeyDomains1763780000650 } from './1763780000650-ApiKeyDomains.js';
+import { WebhookSignatures1763780000660 } from './1763780000660-WebhookSignatures.js';
+import { ScimGroups1763780000700 } from './1763780000700-ScimGroups.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -14,4 +18,8 @@ export const MIGRATIONS = [
   Mail1763780000300,
   Replication1763780000400,
   DeviceWebhook1763780000500,
+  Jobs1763780000600,
+  ApiKeyDomains1763780000650,
+  WebhookSignatures1763780000660,
+  ScimGroups1763780000700,
 ];

@@ -6,15 +6,18 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
-import { createBootstrapKeyIfNeeded } from './auth/api-keys.service.js';
+import { ApiKeysService, createBootstrapKeyIfNeeded } from './auth/api-keys.service.js';
 import { ApiKey } from './auth/entities/api-key.entity.js';
 import type { AppConfig } from './config/config.js';
 import { createDataSource } from './database/data-source.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
+import { JobsService } from './jobs/jobs.service.js';
 import { MigrationRunner } from './migration-runs/migration-runner.js';
 import { setupSwagger } from './openapi/swagger.js';
 import { precompileRouteDtos } from './validation/precompile-route-dtos.js';
+import { traceQueries } from './tracing/database-tracing.js';
+import { startTracing } from './tracing/tracing.js';
 
 export interface CreatedApp {
   app: NestFastifyApplication;
@@ -59,7 +62,16 @@ export async function createApp(
   /** Only for tests: modules mounted beside the areas (e.g. a route that fails on purpose). */
   extraModules: Array<Type | DynamicModule> = [],
 ): Promise<CreatedApp> {
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: tracing starts before anything is traced; unset, nothing is loaded.
+  const tracing = await startTracing();
   const { dataSource, bootstrapKey } = await prepareDatabase(config, logger);
+  if (tracing !== undefined) {
+    traceQueries(dataSource, tracing);
+    logger.info(
+      { service: process.env.OTEL_SERVICE_NAME ?? 'platform-api' },
+      'OpenTelemetry tracing on (OTLP/HTTP)',
+    );
+  }
   const app = await NestFactory.create<NestFastifyApplication>(
     {
       module: class PlatformApi {},
@@ -80,9 +92,10 @@ export async function createApp(
   try {
     await configureHttp(app, config, logger);
     setupSwagger(app);
-    app.enableShutdownHooks();
     await app.init();
     precompileRouteDtos(app);
+    await app.get(ApiKeysService).watchRevocations();
+    await app.get(JobsService).start();
   } catch (error) {
     await app.close();
     throw error;

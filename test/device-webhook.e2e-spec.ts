@@ -457,6 +457,20 @@ describe('replies', () => {
     expect(notJson.statusCode).toBe(400);
     expect(notJson.headers['content-type']).toContain('application/json');
 
+    // SmartThings ids become SmartThings API path segments: `..` or a slash is refused, naming the field.
+    const traversal = bodies.install({ installedAppId: '..', lights: ['../../oauth/token'] }, 'tok', 'ref');
+    const refused = await send(traversal);
+    expect(refused.statusCode).toBe(400);
+    expect(
+      refused
+        .json()
+        .Errors.map((e: { Field: string }) => e.Field)
+        .sort(),
+    ).toEqual([
+      'InstallData.InstalledApp.Config.LightSwitch[0].DeviceConfig.DeviceId',
+      'InstallData.InstalledApp.InstalledAppId',
+    ]);
+
     const badDomain = await send(bodies.configuration('INITIALIZE'), 'bad%20domain');
     expect(badDomain.statusCode).toBe(400);
     expect(badDomain.json().Errors[0].Field).toBe('domain');
@@ -583,6 +597,51 @@ describe('HTTP signatures', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json().configurationData.page.pageId).toBe('1');
+  });
+
+  it('answers a replayed signed request with the first reply and does not act again', async () => {
+    const app = newApp({ contactSensors: ['replay-door'], lights: ['replay-lamp'], minutes: '5' });
+    const date = new Date();
+    await send(bodies.install(app, 'tok-r1', 'ref-r1'));
+    await fake.waitFor((calls) =>
+      calls.some((call) => call.path === `/installedapps/${app.installedAppId}/subscriptions`),
+    );
+    const open = bodies.contact(app, 'tok-r2', 'open');
+    const first = await deliver(t, DOMAIN, open, { privateKey: keys.privateKey, date });
+    expect(first.statusCode).toBe(200);
+    await fake.waitFor((calls) => calls.some((call) => call.path === '/devices/replay-lamp/commands'));
+    const commands = () => fake.calls.filter((call) => call.path === '/devices/replay-lamp/commands').length;
+    const before = commands();
+    const replayed = await deliver(t, DOMAIN, open, { privateKey: keys.privateKey, date });
+    expect(replayed.statusCode).toBe(200);
+    expect(replayed.body).toBe(first.body);
+    expect(
+      t.logs.some((line) =>
+        String(line.message).startsWith('device webhook: a signed request seen before was posted again'),
+      ),
+    ).toBe(true);
+    // The same lifecycle signed again (a new Date) is a new request: the event id deduplicates it instead.
+    const resigned = await deliver(t, DOMAIN, open, {
+      privateKey: keys.privateKey,
+      date: new Date(date.getTime() + 1_000),
+    });
+    expect(resigned.statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(commands()).toBe(before);
+    const remembered: Array<{ n: number | string }> = await t.dataSource.query(
+      'SELECT COUNT(*) AS n FROM webhook_signatures WHERE reply IS NOT NULL',
+    );
+    expect(Number(remembered[0].n)).toBeGreaterThanOrEqual(2);
+  });
+
+  it('handles a signed request again when its first delivery failed', async () => {
+    const body = { lifecycle: 'INSTALL', installData: {} };
+    const date = new Date();
+    const first = await deliver(t, DOMAIN, body, { privateKey: keys.privateKey, date });
+    expect(first.statusCode).toBe(400);
+    const again = await deliver(t, DOMAIN, body, { privateKey: keys.privateKey, date });
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toMatchObject({ Code: 'ValidationFailed' });
   });
 
   it('never asks for an API key, and an API key does not replace the signature', async () => {

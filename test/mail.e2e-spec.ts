@@ -51,7 +51,8 @@ describe('mail (DESIGN §5)', () => {
       startSmtpServer({ rejectRecipients: ['nobody@contoso.example'] }),
       startSilentServer(),
       deadPort(),
-      startTestApp({ env: { SMTP_TIMEOUT_MS: String(SMTP_TIMEOUT_MS) } }),
+      // The test servers listen on loopback, which the egress policy refuses unless the operator opens it.
+      startTestApp({ env: { SMTP_TIMEOUT_MS: String(SMTP_TIMEOUT_MS), OUTBOUND_ALLOW: '127.0.0.0/8' } }),
     ]);
   });
 

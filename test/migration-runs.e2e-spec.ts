@@ -76,6 +76,17 @@ describe('operations 7 and 8', () => {
     expect(response.json().Errors.map((error: { Field: string }) => error.Field)).toContain('MigrationId');
   });
 
+  it('knows an entity for every table the migrations create (each area registers its own)', async () => {
+    const rows: Array<{ name: string }> = await t.dataSource.query(
+      t.dataSource.options.type === 'postgres'
+        ? `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`
+        : `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+    );
+    const tables = rows.map((row) => row.name).filter((name) => name !== 'migrations');
+    const entities = t.dataSource.entityMetadatas.map((metadata) => metadata.tableName);
+    expect([...tables].sort()).toEqual([...new Set(entities)].sort());
+  });
+
   it('has a schema with no difference from the entities (migration:generate would find nothing)', async () => {
     const sql = await t.dataSource.driver.createSchemaBuilder().log();
     expect(sql.upQueries.map((query) => query.query)).toEqual([]);

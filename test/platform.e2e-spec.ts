@@ -1,5 +1,6 @@
 // DESIGN §2 conventions, checked through the real app: routes, binding, envelope, statuses, correlation, logs,
 // auth, limits, health, metrics and the OpenAPI document.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
@@ -328,6 +329,38 @@ describe('request time-out', () => {
       expect(await response.json()).toMatchObject({ Succeeded: false, Code: 'RequestTimeout' });
       expect(performance.now() - started).toBeLessThan(1200);
     } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('slow clients', () => {
+  it('closes the connection of a body still trickling in when its 503 time-out answers', async () => {
+    const t = await startTestApp({ env: { REQUEST_TIMEOUT_MS: '400' } });
+    const socket = new net.Socket();
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.getHttpServer().address() as { port: number };
+      const started = performance.now();
+      const received: Buffer[] = [];
+      const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
+      socket.write(
+        'POST /api/v1/migration/getMigrationRuns HTTP/1.1\r\nHost: x\r\n' +
+          `Authorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+      );
+      // One byte every 50 ms: the client never finishes, and never stops either.
+      trickle = setInterval(() => !socket.destroyed && socket.write(' '), 50);
+      const closedAt = await closed;
+      expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 503 /);
+      expect(Buffer.concat(received).toString('latin1')).toContain('"Code":"RequestTimeout"');
+      expect(closedAt - started).toBeLessThan(3_000);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
       await t.close();
     }
   });

@@ -58,10 +58,15 @@ describe('start-up', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('creates and prints one admin key on the first start of an empty database, and never again', async () => {
+  it('creates one admin key on the first start of an empty database, hands it over in a 0600 file, never again', async () => {
     const first = await startServer(env());
     servers.push(first);
-    const key = /^\s+(pk_[\w-]{43})$/m.exec(first.output())?.[1];
+    // stdout is a pipe here, not a terminal: the key goes to a file only readable by the service's user.
+    expect(first.output()).not.toContain('pk_');
+    const keyFile = path.join(database.dataDir, 'initial-admin-key');
+    expect(first.output()).toContain(keyFile);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = /^(pk_[\w-]{43})$/m.exec(fs.readFileSync(keyFile, 'utf8'))?.[1];
     expect(key).toBeDefined();
     const response = await fetch(`http://127.0.0.1:${first.port}/api/v1/migration/getMigrationRuns`, {
       method: 'POST',
@@ -100,6 +105,8 @@ describe('maintenance CLI', () => {
       'api-key:revoke',
       'openapi:export',
       'encryption:rotate-key',
+      'jobs:list',
+      'jobs:retry',
     ];
     const results = await Promise.all(commands.map((command) => runCli([command, '--help'], env())));
     results.forEach((result, index) => {
@@ -155,6 +162,14 @@ describe('maintenance CLI', () => {
     const revoked = await runCli(['api-key:revoke', id!], env());
     expect(revoked.stdout).toContain('Revoked');
     expect((await runCli(['api-key:list'], env())).stdout).toContain('revoked');
+    const bound = await runCli(
+      ['api-key:create', '--name', 'acme mail', '--scopes', 'mail', '--domains', 'Acme,contoso.example'],
+      env(),
+    );
+    expect(bound.stdout).toContain('for tenants acme,contoso.example');
+    expect((await runCli(['api-key:list'], env())).stdout).toMatch(
+      /acme mail {2}\[mail\] {2}tenants acme,contoso\.example/,
+    );
     const bad = await runCli(['api-key:create', '--name', 'x', '--scopes', 'root'], env());
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('Unknown scope');

@@ -39,6 +39,7 @@ const DOCUMENTED_FIELDS = [
 ];
 
 const SCIM_JSON = /^application\/scim\+json/;
+const CORE_GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /** The members of a created user the tests read; the rest is compared whole. */
 interface CreatedUser {
@@ -100,7 +101,7 @@ describe('SCIM users', () => {
     });
 
     it('answers an unknown SCIM route, malformed JSON, an empty body and a non-JSON body in the SCIM schema', async () => {
-      expectScimError(await scim.get('/Groups'), 404);
+      expectScimError(await scim.get('/Nothing'), 404);
       expectScimError(await scim.post('/Users', '{"userName": '), 400, 'invalidSyntax');
       expectScimError(await scim.post('/Users', ''), 400, 'invalidSyntax');
       expectScimError(await scim.post('/Users', '[1, 2]'), 400, 'invalidSyntax');
@@ -203,7 +204,7 @@ describe('SCIM users', () => {
       expect(replaced.json()).toMatchObject({
         active: false,
         emails: [{ type: 'work', value: 'ryan@contoso.com', primary: true, display: null }],
-        roles: [{ Id: 'Admin', DisplayName: 'Administrator' }],
+        roles: [{ Id: 'Admin', DisplayName: 'Administrator', value: 'Admin', display: 'Administrator' }],
         [ENTERPRISE_USER]: { department: 'Sales', manager: { value: 'boss-1' } },
       });
       expect(replaced.headers.etag).toBe(replaced.json().meta.version);
@@ -375,7 +376,7 @@ describe('SCIM users', () => {
         active: true,
         emails: null,
         nfc: '04A224D2C35E80',
-        roles: [{ Id: 'admin', DisplayName: 'Administrator' }],
+        roles: [{ Id: 'admin', DisplayName: 'Administrator', value: 'admin', display: 'Administrator' }],
       });
       expect(response.headers.etag).toBe('W/"2"');
 
@@ -418,6 +419,26 @@ describe('SCIM users', () => {
         },
       },
       {
+        name: 'Entra: replace emails[type eq "work"].value on a user whose e-mail has no type fills it',
+        operations: [
+          { op: 'replace', path: 'emails', value: [{ value: 'typeless@example.org', primary: true }] },
+          { op: 'Replace', path: 'emails[type eq "work"].value', value: 'work@example.org' },
+        ],
+        expected: { emails: [{ type: 'work', value: 'work@example.org', display: null, primary: true }] },
+      },
+      {
+        name: 'Entra: replace of the manager with "" removes it',
+        operations: [
+          { op: 'add', path: `${ENTERPRISE_USER}:department`, value: 'Sales' },
+          { op: 'add', path: `${ENTERPRISE_USER}:manager`, value: 'boss' },
+          { op: 'Replace', path: `${ENTERPRISE_USER}:manager.value`, value: 'boss-2' },
+          { op: 'Replace', path: `${ENTERPRISE_USER}:manager`, value: '' },
+        ],
+        expected: {
+          [ENTERPRISE_USER]: expect.not.objectContaining({ manager: expect.anything() }),
+        },
+      },
+      {
         name: 'remove with a value filter',
         operations: [{ op: 'remove', path: 'emails[type eq "work"]' }],
         expected: { emails: null },
@@ -445,8 +466,8 @@ describe('SCIM users', () => {
         ],
         expected: {
           roles: [
-            { Id: 'admin', DisplayName: 'Administrator' },
-            { Id: 'reader', DisplayName: null },
+            { Id: 'admin', DisplayName: 'Administrator', value: 'admin', display: 'Administrator' },
+            { Id: 'reader', DisplayName: null, value: 'reader', display: null },
           ],
         },
       },
@@ -460,8 +481,8 @@ describe('SCIM users', () => {
 
     const failures: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
       [
-        'replace through a filter that matches nothing',
-        { op: 'replace', path: 'emails[type eq "home"].value', value: 'x@y' },
+        'replace of whole elements through a filter that matches nothing',
+        { op: 'replace', path: 'emails[type eq "home"]', value: { value: 'x@y' } },
         'noTarget',
       ],
       ['remove without a path', { op: 'remove' }, 'noTarget'],
@@ -488,7 +509,7 @@ describe('SCIM users', () => {
         patchBody(
           { op: 'replace', path: 'displayName', value: 'Changed' },
           { op: 'add', path: 'emails', value: [{ value: 'second@example.org', type: 'home' }] },
-          { op: 'replace', path: 'emails[type eq "other"].value', value: 'nope' },
+          { op: 'replace', path: 'emails[type eq "other"]', value: { value: 'nope' } },
         ),
       );
       expectScimError(response, 400, 'noTarget');
@@ -710,7 +731,8 @@ describe('SCIM users', () => {
       const accepted = await scim.post('/Users/.search', { filter: chain(100) });
       expect(accepted.statusCode).toBe(200);
       expect(accepted.json().totalResults).toBe(0);
-      expectScimError(await scim.post('/Users/.search', { filter: chain(101) }), 400, 'invalidFilter');
+      // More than 100 comparisons: more than the service evaluates (issue 14).
+      expectScimError(await scim.post('/Users/.search', { filter: chain(101) }), 400, 'tooMany');
       expectScimError(await scim.post('/Users/.search', { filter: chain(1500) }), 400, 'invalidFilter');
       const parentheses = `${'('.repeat(4000)}userName eq "a"${')'.repeat(4000)}`;
       expectScimError(await scim.post('/Users/.search', { filter: parentheses }), 400, 'invalidFilter');
@@ -721,6 +743,23 @@ describe('SCIM users', () => {
         400,
         'invalidSyntax',
       );
+    });
+
+    it('reads an absent primary as false, in list filters and PATCH filters', async () => {
+      const email = `noprimary-${randomUUID()}@example.org`;
+      const user = await createUser({ emails: [{ type: 'home', value: email }] });
+      const found = await scim.get(filterQuery(`emails[value eq "${email}" and primary eq false]`));
+      expect(found.json().Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      const notTrue = await scim.get(filterQuery(`emails[value eq "${email}" and not (primary eq true)]`));
+      expect(notTrue.json().totalResults).toBe(1);
+      const patched = await scim.patch(
+        `/Users/${user.id}`,
+        patchBody({ op: 'replace', path: 'emails[primary eq false].display', value: 'Home' }),
+      );
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json().emails).toMatchObject([
+        { type: 'home', value: email, display: 'Home', primary: false },
+      ]);
     });
 
     it('searches with POST /Users/.search', async () => {
@@ -745,7 +784,7 @@ describe('SCIM users', () => {
         filter: { supported: true, maxResults: 1000 },
         etag: { supported: true },
         bulk: { supported: false },
-        sort: { supported: false },
+        sort: { supported: true },
         meta: {
           resourceType: 'ServiceProviderConfig',
           location: `http://localhost:80${SCIM}/ServiceProviderConfig`,
@@ -759,12 +798,19 @@ describe('SCIM users', () => {
           schema: CORE_USER,
           schemaExtensions: [{ schema: ENTERPRISE_USER, required: false }],
         }),
+        expect.objectContaining({
+          id: 'Group',
+          endpoint: '/Groups',
+          schema: CORE_GROUP,
+          schemaExtensions: [],
+        }),
       ]);
       expect((await scim.get('/ResourceTypes/User')).json().name).toBe('User');
       const schemas = (await scim.get('/Schemas')).json();
       expect(schemas.Resources.map((schema: { id: string }) => schema.id)).toEqual([
         CORE_USER,
         ENTERPRISE_USER,
+        CORE_GROUP,
       ]);
       const user = (await scim.get(`/Schemas/${CORE_USER}`)).json();
       expect(
@@ -775,7 +821,8 @@ describe('SCIM users', () => {
         caseExact: false,
       });
       expectScimError(await scim.get('/Schemas/urn:nope'), 404);
-      expectScimError(await scim.get('/ResourceTypes/Group'), 404);
+      expect((await scim.get('/ResourceTypes/Group')).json().endpoint).toBe('/Groups');
+      expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
     });
 
     it('finds a user by an upper-case id', async () => {

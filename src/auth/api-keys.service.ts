@@ -1,10 +1,16 @@
 // API keys (DESIGN §2): random 256-bit keys shown once, stored as SHA-256 hashes with per-area scopes.
 // Keys from API_KEYS have full access. Verified keys are cached briefly so a request costs no query.
+// Revocation reaches every instance: on PostgreSQL a revoke sends NOTIFY on REVOCATION_CHANNEL and every instance
+// drops its cache at once (while its listener is down, cached entries live only REVOCATION_FALLBACK_TTL_MS); on
+// SQLite another process's revoke is seen when the entry expires (CACHE_TTL_MS).
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
 import { IsNull, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { ROOT_LOGGER } from '../core/tokens.js';
+import { PgListener } from '../database/pg-listener.js';
 import { ApiKey } from './entities/api-key.entity.js';
 import type { Scope } from './scopes.js';
 
@@ -12,6 +18,8 @@ export interface Principal {
   keyId: string;
   name: string;
   scopes: readonly Scope[];
+  /** The tenants a tenant-bound key may act for; undefined = every tenant. */
+  domains?: readonly string[];
 }
 
 export interface CreatedApiKey {
@@ -20,7 +28,10 @@ export interface CreatedApiKey {
 }
 
 const KEY_PREFIX = 'pk_';
-const CACHE_TTL_MS = 30_000;
+export const CACHE_TTL_MS = 30_000;
+/** PostgreSQL without a working listener: short enough that a revocation still lands within ~2 s. */
+const REVOCATION_FALLBACK_TTL_MS = 1_000;
+export const REVOCATION_CHANNEL = 'platform_api_keys';
 const CACHE_MAX = 10_000;
 
 export function hashKey(key: string): string {
@@ -28,15 +39,33 @@ export function hashKey(key: string): string {
 }
 
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements OnModuleDestroy {
   private readonly envKeyHashes: Buffer[];
   private readonly cache = new Map<string, { principal: Principal | undefined; expires: number }>();
+  private listener: PgListener | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
   ) {
     this.envKeyHashes = config.apiKeys.map((key) => Buffer.from(hashKey(key), 'hex'));
+  }
+
+  /** The service (not the CLI) listens for revocations made by any process on the database. */
+  async watchRevocations(): Promise<void> {
+    if (this.config.database.type !== 'postgres' || this.listener !== undefined) return;
+    this.listener = new PgListener(this.config.database.url, this.logger, 'platform-api-keys');
+    await this.listener.listen(REVOCATION_CHANNEL, () => this.cache.clear());
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.listener?.close();
+  }
+
+  private get cacheTtlMs(): number {
+    if (this.config.database.type !== 'postgres') return CACHE_TTL_MS;
+    return this.listener?.listening === true ? CACHE_TTL_MS : REVOCATION_FALLBACK_TTL_MS;
   }
 
   async verify(token: string): Promise<Principal | undefined> {
@@ -51,12 +80,12 @@ export class ApiKeysService {
     const record = await this.keys.findOne({ where: { keyHash: hash, revokedAt: IsNull() } });
     const principal = record ? toPrincipal(record) : undefined;
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(hash, { principal, expires: now + CACHE_TTL_MS });
+    this.cache.set(hash, { principal, expires: now + this.cacheTtlMs });
     return principal;
   }
 
-  async create(name: string, scopes: readonly Scope[]): Promise<CreatedApiKey> {
-    const created = newKey(name, scopes);
+  async create(name: string, scopes: readonly Scope[], domains?: readonly string[]): Promise<CreatedApiKey> {
+    const created = newKey(name, scopes, domains);
     await this.keys.insert(created.record);
     return created;
   }
@@ -74,7 +103,13 @@ export class ApiKeysService {
     const [key] = matches;
     if (!key) return undefined;
     key.revokedAt = new Date();
-    await this.keys.update({ id: key.id }, { revokedAt: key.revokedAt });
+    await this.keys.manager.transaction(async (manager) => {
+      await manager.update(ApiKey, { id: key.id }, { revokedAt: key.revokedAt });
+      // Delivered to every listening instance when the transaction commits.
+      if (this.config.database.type === 'postgres') {
+        await manager.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, key.id]);
+      }
+    });
     this.cache.clear();
     return key;
   }
@@ -94,7 +129,7 @@ export async function createBootstrapKeyIfNeeded(
   return { key, record };
 }
 
-function newKey(name: string, scopes: readonly Scope[]): CreatedApiKey {
+function newKey(name: string, scopes: readonly Scope[], domains?: readonly string[]): CreatedApiKey {
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const record = Object.assign(new ApiKey(), {
     id: randomUUID(),
@@ -102,6 +137,7 @@ function newKey(name: string, scopes: readonly Scope[]): CreatedApiKey {
     keyHash: hashKey(key),
     keyPrefix: key.slice(0, 10),
     scopes: scopes.join(','),
+    domains: domains === undefined || domains.length === 0 ? null : domains.join(','),
     createdAt: new Date(),
     revokedAt: null,
   });
@@ -109,5 +145,10 @@ function newKey(name: string, scopes: readonly Scope[]): CreatedApiKey {
 }
 
 function toPrincipal(record: ApiKey): Principal {
-  return { keyId: record.id, name: record.name, scopes: record.scopes.split(',') as Scope[] };
+  return {
+    keyId: record.id,
+    name: record.name,
+    scopes: record.scopes.split(',') as Scope[],
+    ...(record.domains === null ? {} : { domains: record.domains.split(',') }),
+  };
 }

@@ -1,10 +1,12 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { parseScopes, SCOPES, type Scope } from '../auth/scopes.js';
+import { parseDomains } from '../auth/tenant.js';
 
 interface CreateOptions {
   name: string;
   scopes: Scope[];
+  domains?: string[];
 }
 
 @Command({
@@ -17,8 +19,9 @@ export class ApiKeyCreateCommand extends CommandRunner {
   }
 
   async run(_args: string[], options: CreateOptions): Promise<void> {
-    const { key, record } = await this.keys.create(options.name, options.scopes);
-    console.log(`Created API key ${record.id} "${record.name}" with scopes ${record.scopes}.`);
+    const { key, record } = await this.keys.create(options.name, options.scopes, options.domains);
+    const tenants = record.domains === null ? 'every tenant' : `tenants ${record.domains}`;
+    console.log(`Created API key ${record.id} "${record.name}" with scopes ${record.scopes} for ${tenants}.`);
     console.log('Store it now; it is not shown again:');
     console.log(key);
   }
@@ -37,6 +40,14 @@ export class ApiKeyCreateCommand extends CommandRunner {
   parseScopes(value: string): Scope[] {
     return parseScopes(value);
   }
+
+  @Option({
+    flags: '-d, --domains <domains>',
+    description: 'comma-separated tenants the key is bound to (default: every tenant)',
+  })
+  parseDomains(value: string): string[] {
+    return parseDomains(value);
+  }
 }
 
 @Command({ name: 'api-key:list', description: 'List API keys (id, prefix, name, scopes, created, revoked)' })
@@ -50,8 +61,9 @@ export class ApiKeyListCommand extends CommandRunner {
     if (keys.length === 0) console.log('No API keys.');
     for (const key of keys) {
       const revoked = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
+      const tenants = key.domains === null ? 'all tenants' : `tenants ${key.domains}`;
       console.log(
-        `${key.id}  ${key.keyPrefix}…  ${key.name}  [${key.scopes}]  created ${key.createdAt.toISOString()}  ${revoked}`,
+        `${key.id}  ${key.keyPrefix}…  ${key.name}  [${key.scopes}]  ${tenants}  created ${key.createdAt.toISOString()}  ${revoked}`,
       );
     }
   }
@@ -61,7 +73,7 @@ export class ApiKeyListCommand extends CommandRunner {
   name: 'api-key:revoke',
   arguments: '<key>',
   description:
-    'Revoke an API key by id or by its printed prefix (takes effect within 30 s on running instances)',
+    'Revoke an API key by id or by its printed prefix (PostgreSQL: every running instance refuses it within 2 s; SQLite: within 30 s)',
 })
 export class ApiKeyRevokeCommand extends CommandRunner {
   constructor(private readonly keys: ApiKeysService) {

@@ -4,6 +4,7 @@ import { AREAS } from '../config/config.js';
 import type { CoreOptions } from '../core/core.module.js';
 import { ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './api-key.commands.js';
 import { EncryptionRotateKeyCommand } from './encryption.commands.js';
+import { JobsListCommand, JobsRetryCommand } from './job.commands.js';
 import { MigrationRevertCommand, MigrationRunCommand, MigrationStatusCommand } from './migration.commands.js';
 import { OpenApiExportCommand } from './openapi.commands.js';
 
@@ -24,6 +25,8 @@ export class CliModule {
         ApiKeyRevokeCommand,
         OpenApiExportCommand,
         EncryptionRotateKeyCommand,
+        JobsListCommand,
+        JobsRetryCommand,
       ],
     };
   }

@@ -27,6 +27,29 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config) && Object.isFrozen(config.smartthings)).toBe(true);
   });
 
+  it('reads the egress policy (OUTBOUND_ALLOW / OUTBOUND_DENY) and the per-tenant SMTP cap', () => {
+    expect(load({}).outbound).toEqual({ allow: [], deny: [] });
+    expect(load({}).mail.maxConfigurationsPerTenant).toBe(20);
+    const config = load({
+      OUTBOUND_ALLOW: '127.0.0.1, relay.internal ,::1/128',
+      OUTBOUND_DENY: '10.0.0.0/8,db.internal',
+      SMTP_MAX_CONFIGURATIONS_PER_TENANT: '5',
+    });
+    expect(config.outbound).toEqual({
+      allow: ['127.0.0.1', 'relay.internal', '::1/128'],
+      deny: ['10.0.0.0/8', 'db.internal'],
+    });
+    expect(config.mail.maxConfigurationsPerTenant).toBe(5);
+    for (const [name, value] of [
+      ['OUTBOUND_ALLOW', '127.0.0.1/33'],
+      ['OUTBOUND_DENY', 'not a host!'],
+      ['OUTBOUND_DENY', 'example.com/8'],
+    ]) {
+      expect(() => load({ [name]: value })).toThrow(ConfigError);
+      expect(() => load({ [name]: value })).toThrow(name);
+    }
+  });
+
   it('reads every kind of value', () => {
     const key = Buffer.alloc(32, 7);
     const config = load({

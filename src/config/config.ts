@@ -1,6 +1,7 @@
 // Environment → one typed, frozen configuration object, validated once at start (DESIGN §2).
 // A bad value stops the start with one line naming the variable (ConfigError.message).
 import path from 'node:path';
+import { EgressPolicy } from '../egress/egress-policy.js';
 
 /** The areas this build serves; MODULES may name any of them (each area's issue adds its name here). */
 export const AREAS = ['schedules', 'migrations', 'mail', 'webhook', 'users', 'replication'] as const;
@@ -44,8 +45,19 @@ export interface AppConfig {
   };
   replication: { serverId: string | undefined; staleSeconds: number };
   /** Mail area: connecting, the greeting and the TLS upgrade may each take this long; other replies twice that. */
-  mail: { smtpTimeoutMs: number };
+  mail: { smtpTimeoutMs: number; maxConfigurationsPerTenant: number };
+  /** Egress policy for caller-supplied destinations (src/egress/): CIDRs or host names opened / closed. */
+  outbound: { allow: readonly string[]; deny: readonly string[] };
+  /** Where RATE_LIMIT is counted: this process, the database (shared by every instance on it), or Redis. */
+  rateLimitStore: RateLimitStore;
+  /** SIGTERM: how long in-flight requests and running jobs may take to finish before the process exits. */
+  shutdownTimeoutMs: number;
+  /** Background jobs (src/jobs/): how long a claimed job stays with its instance without a heartbeat. */
+  jobs: { leaseMs: number; pollMs: number };
+  retention: { replicationDays: number; webhookEventDays: number };
 }
+
+export type RateLimitStore = { kind: 'memory' } | { kind: 'database' } | { kind: 'redis'; url: string };
 
 export class ConfigError extends Error {
   constructor(
@@ -152,6 +164,16 @@ function list(env: Env, name: string): string[] {
     .filter((item) => item !== '');
 }
 
+function egressList(env: Env, name: string): string[] {
+  const entries = list(env, name);
+  try {
+    EgressPolicy.validateEntries(entries);
+  } catch (error) {
+    throw new ConfigError(name, `must be comma-separated CIDRs or host names: ${(error as Error).message}`);
+  }
+  return entries;
+}
+
 function modules(env: Env): Area[] {
   const names = list(env, 'MODULES').map((name) => name.toLowerCase());
   if (names.length === 0 || (names.length === 1 && names[0] === 'all')) return [...AREAS];
@@ -162,6 +184,22 @@ function modules(env: Env): Area[] {
       `names unknown areas: ${unknown.join(', ')} (known: ${AREAS.join(', ')})`,
     );
   return [...new Set(names)] as Area[];
+}
+
+function rateLimitStore(env: Env, db: DatabaseConfig): RateLimitStore {
+  const raw = text(env, 'RATE_LIMIT_STORE');
+  if (raw === undefined) return db.type === 'postgres' ? { kind: 'database' } : { kind: 'memory' };
+  const lower = raw.toLowerCase();
+  if (lower === 'memory' || lower === 'database') return { kind: lower };
+  if (/^rediss?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('RATE_LIMIT_STORE', 'is not a valid redis:// URL');
+    }
+    return { kind: 'redis', url: raw };
+  }
+  throw new ConfigError('RATE_LIMIT_STORE', `must be memory, database or a redis:// URL, got "${raw}"`);
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -182,12 +220,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('SMARTTHINGS_PUBLIC_KEY_FILE', 'and SMARTTHINGS_PUBLIC_KEY are both set; set one');
   }
   const encryptionKey = text(env, 'ENCRYPTION_KEY');
+  const databaseConfig = database(env, dataDir);
 
   const config: AppConfig = {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
     dataDir,
-    database: database(env, dataDir),
+    database: databaseConfig,
     apiKeys,
     encryptionKey:
       encryptionKey === undefined ? undefined : parseEncryptionKey(encryptionKey, 'ENCRYPTION_KEY'),
@@ -226,7 +265,21 @@ export function loadConfig(env: Env = process.env): AppConfig {
       serverId: text(env, 'REPLICATION_SERVER_ID'),
       staleSeconds: integer(env, 'REPLICATION_STALE_SECONDS', 180, 1, 86_400 * 30),
     },
-    mail: { smtpTimeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 5000, 100, 120_000) },
+    mail: {
+      smtpTimeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 5000, 100, 120_000),
+      maxConfigurationsPerTenant: integer(env, 'SMTP_MAX_CONFIGURATIONS_PER_TENANT', 20, 1, 1000),
+    },
+    outbound: { allow: egressList(env, 'OUTBOUND_ALLOW'), deny: egressList(env, 'OUTBOUND_DENY') },
+    rateLimitStore: rateLimitStore(env, databaseConfig),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    jobs: {
+      leaseMs: integer(env, 'JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
+      pollMs: integer(env, 'JOB_POLL_MS', 1_000, 50, 60_000),
+    },
+    retention: {
+      replicationDays: integer(env, 'REPLICATION_RETENTION_DAYS', 30, 1, 36_500),
+      webhookEventDays: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', 30, 1, 36_500),
+    },
   };
   return deepFreeze(config);
 }

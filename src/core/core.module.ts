@@ -12,13 +12,19 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EncryptionService, loadKeyRing } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { dataSourceOptions } from '../database/data-source.js';
+import { registerEntities } from '../database/entity-registry.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { HealthController } from '../health/health.controller.js';
+import { ShutdownState } from '../health/shutdown-state.js';
 import { MetricsService } from '../http/metrics.service.js';
 import { RateLimiter } from '../http/rate-limiter.js';
+import { Job, RateLimitRow } from '../jobs/entities/job.entity.js';
+import { JobsService } from '../jobs/jobs.service.js';
 import { DtoValidationPipe } from '../validation/validation.pipe.js';
 
-export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+import { ROOT_LOGGER } from './tokens.js';
+
+export { ROOT_LOGGER };
 
 export interface CoreOptions {
   config: AppConfig;
@@ -26,6 +32,8 @@ export interface CoreOptions {
   /** Initialised (and migrated) before Nest starts, so no provider ever sees an unmigrated schema. */
   dataSource: DataSource;
 }
+
+registerEntities([ApiKey, Job, RateLimitRow]);
 
 @Global()
 @Module({})
@@ -52,6 +60,8 @@ export class CoreModule {
         ApiKeysService,
         RateLimiter,
         MetricsService,
+        JobsService,
+        ShutdownState,
         ApiKeyAuthenticator,
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         {
@@ -68,6 +78,8 @@ export class CoreModule {
         ApiKeysService,
         RateLimiter,
         MetricsService,
+        JobsService,
+        ShutdownState,
         TypeOrmModule,
       ],
     };

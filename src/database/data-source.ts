@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
-import { ENTITIES } from './entities.js';
+import { registeredEntities } from './entity-registry.js';
 import { resolvePortableColumns, type Dialect } from './portable-columns.js';
 
 export function dialectOf(database: DatabaseConfig): Dialect {
@@ -13,7 +13,7 @@ export function dialectOf(database: DatabaseConfig): Dialect {
 
 export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities: registeredEntities(),
     migrations: MIGRATIONS,
     migrationsRun: false,
     migrationsTableName: 'migrations',

@@ -10,18 +10,23 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/scopes.js';
+import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RouteLimits } from '../http/route-limits.js';
 import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { DeviceWebhookService } from './device-webhook.service.js';
 import { DeviceWebhookBody } from './dto/webhook-body.dto.js';
 import { replyMediaType } from './smartapp/accept.js';
-import { WebhookSignatureGuard } from './webhook-signature.guard.js';
+import { WebhookReplays } from './webhook-replays.js';
+import { WebhookSignatureGuard, type SignedWebhookRequest } from './webhook-signature.guard.js';
 
 @ApiTags('Webhook')
 @Controller('api/v1/webhook/homeprovider')
 export class DeviceWebhookController {
-  constructor(private readonly service: DeviceWebhookService) {}
+  constructor(
+    private readonly service: DeviceWebhookService,
+    private readonly replays: WebhookReplays,
+  ) {}
 
   @Post(':domain')
   @HttpCode(200)
@@ -60,13 +65,39 @@ export class DeviceWebhookController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Ctx() ctx: RequestContext,
   ): Promise<Buffer> {
-    const answer = await this.service.handle(
-      domain,
-      body,
-      { targetUrl: `${request.protocol}://${request.host}${request.url.split('?')[0]}` },
-      ctx,
-    );
     void reply.header('content-type', replyMediaType(request.headers.accept));
-    return Buffer.from(JSON.stringify(answer), 'utf8');
+    const signed = (request as SignedWebhookRequest).verifiedSignature;
+    const claim = signed && (await this.replays.claim(signed.keyId, signed.signature));
+    if (claim?.kind === 'repeat') {
+      ctx
+        .logFor('webhook')
+        .warn(
+          { domain, keyId: signed!.keyId, answered: claim.reply !== null },
+          'device webhook: a signed request seen before was posted again; answered without acting',
+        );
+      if (claim.reply === null) {
+        throw new PlatformError(
+          PlatformErrorCode.Conflict,
+          'The same signed request is being handled; it is not handled twice.',
+        );
+      }
+      return Buffer.from(claim.reply, 'utf8');
+    }
+    let answer: string;
+    try {
+      answer = JSON.stringify(
+        await this.service.handle(
+          domain,
+          body,
+          { targetUrl: `${request.protocol}://${request.host}${request.url.split('?')[0]}` },
+          ctx,
+        ),
+      );
+    } catch (error) {
+      if (claim) await this.replays.release(claim.id);
+      throw error;
+    }
+    if (claim) await this.replays.complete(claim.id, answer);
+    return Buffer.from(answer, 'utf8');
   }
 }

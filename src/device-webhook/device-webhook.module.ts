@@ -10,15 +10,20 @@ import {
 import { DeviceWebhookService } from './device-webhook.service.js';
 import { WebhookDeviceEvent } from './entities/webhook-device-event.entity.js';
 import { WebhookInstalledApp } from './entities/webhook-installed-app.entity.js';
+import { WebhookSignature } from './entities/webhook-signature.entity.js';
+import { registerEntities } from '../database/entity-registry.js';
 import { InstalledAppStore } from './installed-app.store.js';
 import { InstalledAppsController } from './installed-apps.controller.js';
 import { SmartThingsOutbound } from './smartthings-outbound.service.js';
 import { SmartThingsTokens } from './smartthings-tokens.service.js';
+import { WebhookReplays } from './webhook-replays.js';
 import { WebhookSignatureGuard, WebhookSignatureVerifier } from './webhook-signature.guard.js';
 
 /** Operation 6: the SmartThings SmartApp (DESIGN §7). */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookInstalledApp, WebhookDeviceEvent])],
+  imports: [
+    TypeOrmModule.forFeature(registerEntities([WebhookInstalledApp, WebhookDeviceEvent, WebhookSignature])),
+  ],
   controllers: [DeviceWebhookController, InstalledAppsController],
   providers: [
     {
@@ -32,6 +37,7 @@ import { WebhookSignatureGuard, WebhookSignatureVerifier } from './webhook-signa
     SmartThingsOutbound,
     WebhookSignatureVerifier,
     WebhookSignatureGuard,
+    WebhookReplays,
     DeviceWebhookService,
   ],
 })

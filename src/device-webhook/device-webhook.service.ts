@@ -3,6 +3,8 @@
 // the reply for at most its budget and never fails it.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { inTransaction } from '../database/transaction.js';
 import { PlatformError, type FieldError } from '../errors/api-error.js';
 import type { RequestContext } from '../logging/request-context.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
@@ -19,6 +21,8 @@ import { isLifecycle, LIFECYCLES, type Lifecycle } from './smartapp/lifecycle.js
 import { initializeReply, pageReply } from './smartapp/smartapp-definition.js';
 import { SmartThingsOutbound } from './smartthings-outbound.service.js';
 import { normaliseDomain } from './webhook-domain.js';
+import { Counter } from 'prom-client';
+import { MetricsService } from '../http/metrics.service.js';
 
 export type LifecycleReply = Record<string, unknown>;
 
@@ -32,10 +36,47 @@ export class DeviceWebhookService {
   constructor(
     private readonly store: InstalledAppStore,
     private readonly outbound: SmartThingsOutbound,
+    private readonly dataSource: DataSource,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.lifecycles = new Counter({
+      name: 'webhook_lifecycles_total',
+      help: 'SmartApp lifecycle requests handled, by lifecycle and outcome (answered, rejected)',
+      labelNames: ['lifecycle', 'outcome'],
+      registers: [metrics.registry],
+    });
+    // Every series exists from the start (0), so rates and alerts see the first request.
+    for (const lifecycle of LIFECYCLES)
+      for (const outcome of ['answered', 'rejected']) this.lifecycles.inc({ lifecycle, outcome }, 0);
+  }
+
+  /** Lifecycles handled by outcome: the dashboard's webhook row (follow-up calls are jobs: platform_jobs). */
+  private readonly lifecycles: Counter<'lifecycle' | 'outcome'>;
 
   async handle(
+    domainParam: string,
+    body: DeviceWebhookBody,
+    info: RequestInfo,
+    ctx: RequestContext,
+  ): Promise<LifecycleReply> {
+    let label = 'UNKNOWN';
+    try {
+      label = lifecycleOfBody(body);
+    } catch {
+      // Answered below as the validation error it is.
+    }
+    try {
+      const reply = await this.dispatch(domainParam, body, info, ctx);
+      this.lifecycles.inc({ lifecycle: label, outcome: 'answered' });
+      return reply;
+    } catch (error) {
+      this.lifecycles.inc({ lifecycle: label, outcome: 'rejected' });
+      throw error;
+    }
+  }
+
+  private async dispatch(
     domainParam: string,
     body: DeviceWebhookBody,
     info: RequestInfo,
@@ -52,13 +93,13 @@ export class DeviceWebhookService {
       case 'CONFIGURATION':
         return configuration(body);
       case 'INSTALL':
-        await this.installOrUpdate(domain, body.InstallData, 'InstallData', 'INSTALL', body.AppId, log);
+        await this.installOrUpdate(domain, body.InstallData, 'InstallData', 'INSTALL', body.AppId, ctx);
         return { installData: {} };
       case 'UPDATE':
-        await this.installOrUpdate(domain, body.UpdateData, 'UpdateData', 'UPDATE', body.AppId, log);
+        await this.installOrUpdate(domain, body.UpdateData, 'UpdateData', 'UPDATE', body.AppId, ctx);
         return { updateData: {} };
       case 'EVENT':
-        await this.event(domain, body, log);
+        await this.event(domain, body, ctx);
         return { eventData: {} };
       case 'OAUTH_CALLBACK':
         // A SmartApp that links a third-party account would finish that here; this automation has none.
@@ -85,85 +126,113 @@ export class DeviceWebhookService {
     field: 'InstallData' | 'UpdateData',
     lifecycle: 'INSTALL' | 'UPDATE',
     appId: string | null | undefined,
-    log: Logger,
+    ctx: RequestContext,
   ): Promise<void> {
+    const log = ctx.logFor('webhook');
     const installedApp = requiredApp(data?.InstalledApp, `${field}.InstalledApp`);
     const authToken = required(data?.AuthToken, `${field}.AuthToken`);
     const ref: AppRef = { domain, installedAppId: installedApp.InstalledAppId };
     const now = new Date();
-    const row = await this.store.save(
-      ref,
-      {
-        appId,
-        locationId: installedApp.LocationId,
-        config: installedApp.Config ?? {},
-        permissions: installedApp.Permissions ?? [],
-        authToken,
-        authTokenExpiresAt: new Date(now.getTime() + this.options.authTokenLifetimeMs),
-        refreshToken: data?.RefreshToken,
-      },
-      now,
-    );
+    // The installation and the calls it leads to are stored together: a crash after the reply loses neither.
+    const jobId = await inTransaction(this.dataSource, async (manager) => {
+      const row = await this.store.save(
+        ref,
+        {
+          appId,
+          locationId: installedApp.LocationId,
+          config: installedApp.Config ?? {},
+          permissions: installedApp.Permissions ?? [],
+          authToken,
+          authTokenExpiresAt: new Date(now.getTime() + this.options.authTokenLifetimeMs),
+          refreshToken: data?.RefreshToken,
+        },
+        now,
+        manager,
+      );
+      const plan = subscriptionPlan(ref.installedAppId, row.config);
+      return this.outbound.enqueue(ref, plan, lifecycle, ctx.correlationId, manager);
+    });
     log.info({ domain, installedAppId: ref.installedAppId, lifecycle }, `SmartApp ${lifecycle} stored`);
-    await this.outbound.run(ref, subscriptionPlan(ref.installedAppId, row.config), lifecycle, log);
+    await this.outbound.run(jobId, ref, lifecycle, log);
   }
 
-  private async event(domain: string, body: DeviceWebhookBody, log: Logger): Promise<void> {
+  private async event(domain: string, body: DeviceWebhookBody, ctx: RequestContext): Promise<void> {
+    const log = ctx.logFor('webhook');
     const data = body.EventData;
     const installedApp = requiredApp(data?.InstalledApp, 'EventData.InstalledApp');
     const events = data?.Events ?? [];
     const stored = events.map((event, index) => toStoredEvent(event, index));
     const ref: AppRef = { domain, installedAppId: installedApp.InstalledAppId };
     const now = new Date();
-    // The delivery's config and token are the newest SmartThings has; an app this service never saw installed
-    // (e.g. a database restored from backup) is recorded from them.
-    const row = await this.store.save(
-      ref,
-      {
-        locationId: installedApp.LocationId,
-        config: installedApp.Config,
-        permissions: installedApp.Permissions,
-        authToken: data?.AuthToken,
-        authTokenExpiresAt: new Date(now.getTime() + this.options.authTokenLifetimeMs),
-      },
-      now,
-    );
-    const fresh = await this.store.recordEvents(ref, stored, now);
-    const automationEvents: AutomationEvent[] = [];
-    events.forEach((event, index) => {
-      const record = stored[index];
-      if (!fresh.has(record.eventId)) return;
-      fresh.delete(record.eventId);
-      if (event.EventType === 'DEVICE_EVENT' && event.DeviceEvent) {
-        automationEvents.push({
-          type: 'DEVICE_EVENT',
-          capability: event.DeviceEvent.Capability,
-          attribute: event.DeviceEvent.Attribute,
-          value: event.DeviceEvent.Value,
-        });
-      } else if (event.EventType === 'TIMER_EVENT' && event.TimerEvent?.Name) {
-        automationEvents.push({ type: 'TIMER_EVENT', name: event.TimerEvent.Name });
+    // The events, the app's state and the calls they lead to are stored in one transaction.
+    const { jobId, skipped } = await inTransaction(this.dataSource, async (manager) => {
+      // The delivery's config and token are the newest SmartThings has; an app this service never saw installed
+      // (e.g. a database restored from backup) is recorded from them.
+      const row = await this.store.save(
+        ref,
+        {
+          locationId: installedApp.LocationId,
+          config: installedApp.Config,
+          permissions: installedApp.Permissions,
+          authToken: data?.AuthToken,
+          authTokenExpiresAt: new Date(now.getTime() + this.options.authTokenLifetimeMs),
+        },
+        now,
+        manager,
+      );
+      const fresh = await this.store.recordEvents(ref, stored, now, manager);
+      const acted = automationEvents(events, stored, fresh);
+      const work = eventPlan(ref.installedAppId, row.config, acted, now.getTime());
+      for (const warning of work.warnings) {
+        log.warn({ domain, installedAppId: ref.installedAppId }, `door lights: ${warning}`);
       }
+      return {
+        jobId: await this.outbound.enqueue(ref, work.plan, 'EVENT', ctx.correlationId, manager),
+        skipped: events.length - acted.length,
+      };
     });
-    const skipped = events.length - automationEvents.length;
-    const work = eventPlan(ref.installedAppId, row.config, automationEvents, now.getTime());
-    for (const warning of work.warnings) {
-      log.warn({ domain, installedAppId: ref.installedAppId }, `door lights: ${warning}`);
-    }
     log.info(
       { domain, installedAppId: ref.installedAppId, events: events.length, ignoredOrRepeated: skipped },
       'SmartApp EVENT received',
     );
-    await this.outbound.run(ref, work.plan, 'EVENT', log);
+    await this.outbound.run(jobId, ref, 'EVENT', log);
   }
 
   private async uninstall(domain: string, body: DeviceWebhookBody, log: Logger): Promise<void> {
     const installedApp = requiredApp(body.UninstallData?.InstalledApp, 'UninstallData.InstalledApp');
     const ref: AppRef = { domain, installedAppId: installedApp.InstalledAppId };
-    this.outbound.cancel(ref);
-    const removed = await this.store.remove(ref);
+    const removed = await inTransaction(this.dataSource, async (manager) => {
+      await this.outbound.cancel(ref, manager);
+      return this.store.remove(ref, manager);
+    });
     log.info({ domain, installedAppId: ref.installedAppId, removed }, 'SmartApp UNINSTALL');
   }
+}
+
+/** The fresh events (not seen before) the automation acts on, in delivery order. */
+function automationEvents(
+  events: readonly EventDto[],
+  stored: readonly NewEvent[],
+  freshIds: ReadonlySet<string>,
+): AutomationEvent[] {
+  const fresh = new Set(freshIds);
+  const result: AutomationEvent[] = [];
+  events.forEach((event, index) => {
+    const record = stored[index];
+    if (!fresh.has(record.eventId)) return;
+    fresh.delete(record.eventId);
+    if (event.EventType === 'DEVICE_EVENT' && event.DeviceEvent) {
+      result.push({
+        type: 'DEVICE_EVENT',
+        capability: event.DeviceEvent.Capability,
+        attribute: event.DeviceEvent.Attribute,
+        value: event.DeviceEvent.Value,
+      });
+    } else if (event.EventType === 'TIMER_EVENT' && event.TimerEvent?.Name) {
+      result.push({ type: 'TIMER_EVENT', name: event.TimerEvent.Name });
+    }
+  });
+  return result;
 }
 
 function lifecycleOfBody(body: DeviceWebhookBody): Lifecycle {

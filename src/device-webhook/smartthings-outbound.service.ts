@@ -1,21 +1,43 @@
 // Every call the SmartApp makes to SmartThings: the automation's plans (subscriptions, schedules, device commands)
-// and the CONFIRMATION GET. A lifecycle reply waits for them at most replyBudgetMs; after that they carry on in
-// the background. Failures are retried with back-off when the answer says "not now" (5xx, 429, no answer), a
-// refused token is refreshed once, and whatever still fails is logged with the installed app. Nothing here ever
-// throws into a lifecycle reply.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+// and the CONFIRMATION GET. A plan is a durable job (src/jobs/), stored in the transaction of the lifecycle that
+// caused it, and run at once by the instance that took the lifecycle; the reply waits for it at most replyBudgetMs.
+// What is not done by then continues in the background, and survives a crash or restart: another instance (or this
+// one after a restart) resumes it from the calls not yet done. Failures are retried with back-off when the answer
+// says "not now" (5xx, 429, no answer; Retry-After honoured), a refused token is refreshed once, and a plan that
+// keeps failing ends as a dead job with its last error (jobs:list, jobs:retry, `platform_jobs` on /metrics).
+// Nothing here ever throws into a lifecycle reply.
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import {
+  JobFailed,
+  JobsService,
+  RetryLater,
+  type JobContext,
+  type RunOutcome,
+} from '../jobs/jobs.service.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
-import { appKey, type AppRef } from './installed-app.store.js';
+import type { AppRef } from './installed-app.store.js';
 import type { ApiCall, ApiPlan } from './smartapp/automation-plan.js';
-import { KeyedSerialQueue } from './smartapp/keyed-work.js';
 import { isTrustedConfirmationUrl } from './smartapp/lifecycle.js';
 import { backoffDelay, classifyAttempt } from './smartapp/retry-policy.js';
 import { SmartThingsTokens } from './smartthings-tokens.service.js';
+import { tracedFetch } from '../tracing/tracing.js';
 
-export type RunOutcome = 'completed' | 'continuing';
+export type { RunOutcome };
+
+/** The job kind of an installed app's SmartThings calls. */
+export const PLAN_JOB = 'smartthings.calls';
+
+/** What a plan job stores: the calls, and which of them are settled (`stage.call`), so a retry resumes there. */
+export interface PlanPayload {
+  domain: string;
+  installedAppId: string;
+  lifecycle: string;
+  plan: ApiPlan;
+  settled: string[];
+}
 
 interface Answer {
   status?: number;
@@ -23,51 +45,74 @@ interface Answer {
   detail?: string;
 }
 
-/** Longest a shutdown waits for background work to notice it was cancelled. */
+type CallResult = { kind: 'settled' } | { kind: 'retry'; reason: string; retryAfterMs?: number };
+
+/** Longest a shutdown waits for a CONFIRMATION GET. */
 const SHUTDOWN_WAIT_MS = 5_000;
 
+/** An installed app's jobs run one at a time, in lifecycle order ("open" must not overtake the "closed" before it). */
+export function planQueueKey(ref: AppRef): string {
+  return `smartthings:${JSON.stringify([ref.domain, ref.installedAppId])}`;
+}
+
 @Injectable()
-export class SmartThingsOutbound implements OnModuleDestroy {
-  private readonly queue = new KeyedSerialQueue();
+export class SmartThingsOutbound implements OnModuleInit, OnModuleDestroy {
   private readonly shutdown = new AbortController();
-  /** Bumped by UNINSTALL so queued work of a removed installation stops instead of failing call by call. */
-  private readonly generations = new Map<string, number>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly apiUrl: string;
 
   constructor(
     private readonly tokens: SmartThingsTokens,
+    private readonly jobs: JobsService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
   ) {
     this.apiUrl = config.smartthings.apiUrl;
   }
 
+  onModuleInit(): void {
+    this.jobs.register<PlanPayload>({
+      kind: PLAN_JOB,
+      maxAttempts: 1 + this.options.retryDelaysMs.length,
+      retryDelayMs: (retry) => backoffDelay(this.options.retryDelaysMs, retry),
+      handle: (context) => this.executePlan(context),
+    });
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.shutdown.abort();
     await Promise.race([
-      Promise.all([this.queue.idle(), ...this.background]),
-      sleep(SHUTDOWN_WAIT_MS, undefined, { ref: false }),
+      Promise.all(this.background),
+      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref()),
     ]);
   }
 
+  /** Stores `plan` as a job in the lifecycle's transaction; undefined when there is nothing to call. */
+  enqueue(
+    ref: AppRef,
+    plan: ApiPlan,
+    lifecycle: string,
+    correlationId: string,
+    manager: EntityManager,
+  ): Promise<number | undefined> {
+    if (plan.length === 0) return Promise.resolve(undefined);
+    const payload: PlanPayload = { ...ref, lifecycle, plan, settled: [] };
+    return this.jobs.enqueue(
+      { kind: PLAN_JOB, queueKey: planQueueKey(ref), payload, correlationId },
+      manager,
+    );
+  }
+
   /**
-   * Queues `plan` behind the app's earlier work and waits for it at most replyBudgetMs. Resolves 'continuing'
-   * when the plan is still running (it finishes in the background), never rejects. `log` is the lifecycle
-   * request's logger: background calls keep logging with its correlation id.
+   * After the lifecycle committed: runs its plan job here and waits for it at most replyBudgetMs. Resolves
+   * 'continuing' when it is still running or retrying (it finishes in the background), never rejects.
    */
-  async run(ref: AppRef, plan: ApiPlan, lifecycle: string, log: Logger): Promise<RunOutcome> {
-    if (plan.length === 0) return 'completed';
-    const key = appKey(ref);
-    const generation = this.generations.get(key) ?? 0;
-    const done = this.queue.run(key, () => this.execute(ref, plan, generation, log));
-    this.track(done);
-    let timer: NodeJS.Timeout | undefined;
-    const budget = new Promise<RunOutcome>((resolve) => {
-      timer = setTimeout(() => resolve('continuing'), this.options.replyBudgetMs);
+  async run(jobId: number | undefined, ref: AppRef, lifecycle: string, log: Logger): Promise<RunOutcome> {
+    if (jobId === undefined) return 'completed';
+    const outcome = await this.jobs.runNow(jobId, this.options.replyBudgetMs).catch((error: unknown) => {
+      log.warn({ err: describe(error) }, 'SmartThings calls could not start now; a worker picks them up');
+      return 'continuing' as const;
     });
-    const outcome = await Promise.race([done.then((): RunOutcome => 'completed'), budget]);
-    clearTimeout(timer);
     if (outcome === 'continuing') {
       log.info(
         { domain: ref.domain, installedAppId: ref.installedAppId, lifecycle },
@@ -77,10 +122,9 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     return outcome;
   }
 
-  /** UNINSTALL: SmartThings has dropped the app's subscriptions and schedules; pending calls are pointless. */
-  cancel(ref: AppRef): void {
-    const key = appKey(ref);
-    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+  /** UNINSTALL: SmartThings has dropped the app's subscriptions and schedules; waiting calls are pointless. */
+  cancel(ref: AppRef, manager: EntityManager): Promise<void> {
+    return this.jobs.discard(planQueueKey(ref), manager);
   }
 
   /**
@@ -99,7 +143,7 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     }
     const work = (async () => {
       try {
-        const response = await fetch(confirmationUrl, {
+        const response = await tracedFetch('SmartThings confirmation', confirmationUrl, {
           method: 'GET',
           headers: { accept: 'application/json' },
           signal: AbortSignal.any([
@@ -136,88 +180,103 @@ export class SmartThingsOutbound implements OnModuleDestroy {
     void settled.then(() => this.background.delete(settled));
   }
 
-  private cancelled(ref: AppRef, generation: number): boolean {
-    return this.shutdown.signal.aborted || (this.generations.get(appKey(ref)) ?? 0) !== generation;
-  }
-
-  private async execute(ref: AppRef, plan: ApiPlan, generation: number, log: Logger): Promise<void> {
-    try {
-      for (const stage of plan) {
-        if (this.cancelled(ref, generation)) return;
-        await Promise.all(stage.map((call) => this.call(ref, call, generation, log)));
-      }
-    } catch (error) {
-      log.error(
-        { domain: ref.domain, installedAppId: ref.installedAppId, err: error },
-        'SmartThings calls stopped by an unexpected error',
+  /** One attempt at the plan: stages in order, the unsettled calls of a stage together. */
+  private async executePlan(context: JobContext<PlanPayload>): Promise<void> {
+    const { payload, log, signal } = context;
+    const ref: AppRef = { domain: payload.domain, installedAppId: payload.installedAppId };
+    const settled = new Set(payload.settled);
+    for (const [stageIndex, stage] of payload.plan.entries()) {
+      const pending = stage
+        .map((call, callIndex) => ({ call, id: `${stageIndex}.${callIndex}` }))
+        .filter((entry) => !settled.has(entry.id));
+      if (pending.length === 0) continue;
+      const results = await Promise.all(
+        pending.map((entry) => this.attemptCall(ref, entry.call, context.attempt, signal, log)),
       );
+      if (signal.aborted) throw new Error('shutting down');
+      let retry: { reason: string; retryAfterMs?: number } | undefined;
+      results.forEach((result, index) => {
+        if (result.kind === 'settled') settled.add(pending[index].id);
+        else if (retry === undefined || (result.retryAfterMs ?? 0) > (retry.retryAfterMs ?? 0))
+          retry = result;
+      });
+      if (retry === undefined) continue;
+      const failing = pending.filter((entry) => !settled.has(entry.id));
+      if (context.attempt >= 1 + this.options.retryDelaysMs.length) {
+        for (const entry of failing) {
+          log.error(
+            { ...fieldsOf(ref, entry.call), reason: retry.reason, attempt: context.attempt },
+            'SmartThings call failed; giving up after retries',
+          );
+        }
+        throw new JobFailed(`SmartThings call failed after ${context.attempt} attempts: ${retry.reason}`);
+      }
+      await context.saveProgress({ ...payload, settled: [...settled] });
+      const delayMs = backoffDelay(this.options.retryDelaysMs, context.attempt - 1, {
+        retryAfterMs: retry.retryAfterMs,
+        maxMs: 10 * 60_000,
+      });
+      for (const entry of failing) {
+        log.warn(
+          { ...fieldsOf(ref, entry.call), reason: retry.reason, attempt: context.attempt, delayMs },
+          'SmartThings call failed; will retry',
+        );
+      }
+      throw new RetryLater(retry.reason, delayMs);
     }
   }
 
-  /** One call with its retries; true when SmartThings accepted it. */
-  private async call(ref: AppRef, call: ApiCall, generation: number, log: Logger): Promise<boolean> {
-    const fields = {
-      domain: ref.domain,
-      installedAppId: ref.installedAppId,
-      purpose: call.purpose,
-      method: call.method,
-      path: call.path,
-    };
-    const signal = this.shutdown.signal;
-    let refreshed = false;
-    for (let attempt = 1; ; attempt++) {
-      if (this.cancelled(ref, generation)) return false;
-      const token = await this.tokens.current(ref, signal, log);
+  /** One try of one call (with one immediate retry after a refused token was refreshed). */
+  private async attemptCall(
+    ref: AppRef,
+    call: ApiCall,
+    attempt: number,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<CallResult> {
+    const fields = fieldsOf(ref, call);
+    let token = await this.tokens.current(ref, signal, log);
+    for (let refreshed = false; ; refreshed = true) {
       if (token === undefined) {
         log.warn(fields, 'SmartThings call skipped: no usable token for the installed app');
-        return false;
+        return { kind: 'settled' };
       }
       const answer = await this.send(call, token, signal);
       const outcome = classifyAttempt(answer.status, call.alsoOk, answer.retryAfter);
       switch (outcome.kind) {
         case 'ok':
           if (attempt > 1) log.info({ ...fields, attempt }, 'SmartThings call succeeded after retrying');
-          return true;
+          return { kind: 'settled' };
         case 'unauthorized': {
           if (!refreshed) {
-            refreshed = true;
             const fresh = await this.tokens.refresh(ref, token, signal, log);
-            if (fresh !== undefined && fresh !== token) continue;
+            if (fresh !== undefined && fresh !== token) {
+              token = fresh;
+              continue;
+            }
           }
           log.error({ ...fields, status: 401, attempt }, 'SmartThings refused the installed app’s token');
-          return false;
+          return { kind: 'settled' };
         }
         case 'fail':
           log.error(
             { ...fields, status: answer.status, detail: answer.detail, attempt },
             'SmartThings call failed',
           );
-          return false;
-        case 'retry': {
-          const retry = attempt - 1;
-          const reason = answer.detail === undefined ? outcome.reason : `${outcome.reason}: ${answer.detail}`;
-          if (retry >= this.options.retryDelaysMs.length) {
-            log.error({ ...fields, reason, attempt }, 'SmartThings call failed; giving up after retries');
-            return false;
-          }
-          const delayMs = backoffDelay(this.options.retryDelaysMs, retry, {
+          return { kind: 'settled' };
+        case 'retry':
+          return {
+            kind: 'retry',
+            reason: answer.detail === undefined ? outcome.reason : `${outcome.reason}: ${answer.detail}`,
             retryAfterMs: outcome.retryAfterMs,
-            maxMs: 10 * 60_000,
-          });
-          log.warn({ ...fields, reason, attempt, delayMs }, 'SmartThings call failed; will retry');
-          try {
-            await sleep(delayMs, undefined, { signal });
-          } catch {
-            return false;
-          }
-        }
+          };
       }
     }
   }
 
   private async send(call: ApiCall, token: string, signal: AbortSignal): Promise<Answer> {
     try {
-      const response = await fetch(this.apiUrl + call.path, {
+      const response = await tracedFetch(`SmartThings ${call.method}`, this.apiUrl + call.path, {
         method: call.method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -237,6 +296,16 @@ export class SmartThingsOutbound implements OnModuleDestroy {
       return { detail: describe(error) };
     }
   }
+}
+
+function fieldsOf(ref: AppRef, call: ApiCall) {
+  return {
+    domain: ref.domain,
+    installedAppId: ref.installedAppId,
+    purpose: call.purpose,
+    method: call.method,
+    path: call.path,
+  };
 }
 
 function describe(error: unknown): string {

@@ -2,13 +2,28 @@
 // auth + refresh token, EVENT an auth token); calls made after that (background retries) may find the auth token
 // expired and refresh it at SMARTTHINGS_TOKEN_URL with the app's OAuth client (SmartThings docs, "How to use
 // refresh tokens": Basic client_id:client_secret, grant_type=refresh_token). A refresh token works once, so
-// refreshes of one installed app run one at a time and concurrent callers share the result.
-import { Inject, Injectable } from '@nestjs/common';
+// refreshes of one installed app run one at a time: concurrent callers in a process share one refresh, and across
+// instances on PostgreSQL an advisory lock is held around read-refresh-store, so a caller that finds the token
+// already replaced uses the new one. A refresh that failed for a passing reason (no answer, 5xx) is a durable job
+// retried with back-off, so the app has a working token again without waiting for the next lifecycle.
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { inTransaction } from '../database/transaction.js';
+import { JobFailed, JobsService, RetryLater } from '../jobs/jobs.service.js';
 import { RESOLVED_WEBHOOK_OPTIONS, type DeviceWebhookOptions } from './device-webhook.options.js';
 import { appKey, InstalledAppStore, type AppRef } from './installed-app.store.js';
 import { SingleFlight } from './smartapp/keyed-work.js';
+import { backoffDelay } from './smartapp/retry-policy.js';
+import { tracedFetch } from '../tracing/tracing.js';
+
+/** The job kind that retries a token refresh that failed for a passing reason. */
+export const REFRESH_JOB = 'smartthings.token-refresh';
+
+type Refreshed =
+  | { token: string }
+  | { token?: undefined; failure: 'transient' | 'permanent'; reason: string; fallback?: string };
 
 /** Refresh a little before SmartThings would refuse the token, so a call does not race the expiry. */
 const EXPIRY_MARGIN_MS = 15_000;
@@ -20,14 +35,32 @@ interface TokenResponse {
 }
 
 @Injectable()
-export class SmartThingsTokens {
-  private readonly refreshes = new SingleFlight<string | undefined>();
+export class SmartThingsTokens implements OnModuleInit {
+  private readonly refreshes = new SingleFlight<Refreshed>();
 
   constructor(
     private readonly store: InstalledAppStore,
+    private readonly jobs: JobsService,
+    private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RESOLVED_WEBHOOK_OPTIONS) private readonly options: DeviceWebhookOptions,
   ) {}
+
+  onModuleInit(): void {
+    this.jobs.register<AppRef>({
+      kind: REFRESH_JOB,
+      maxAttempts: 1 + this.options.retryDelaysMs.length,
+      retryDelayMs: (retry) => backoffDelay(this.options.retryDelaysMs, retry),
+      handle: async ({ payload, signal, log }) => {
+        const result = await this.refreshes.run(appKey(payload), () =>
+          this.refreshLocked(payload, undefined, signal, log),
+        );
+        if (result.token !== undefined) return;
+        if (result.failure === 'transient') throw new RetryLater(result.reason);
+        throw new JobFailed(result.reason);
+      },
+    });
+  }
 
   /** The token to call with now: the stored one, refreshed first when it has (nearly) expired. */
   async current(ref: AppRef, signal: AbortSignal, log: Logger): Promise<string | undefined> {
@@ -45,13 +78,44 @@ export class SmartThingsTokens {
    * A new auth token after `stale` was refused (or expired). When another caller already replaced `stale`, its
    * token is returned without a second refresh. Concurrent callers share one refresh, logged by the first.
    */
-  refresh(
+  async refresh(
     ref: AppRef,
     stale: string | undefined,
     signal: AbortSignal,
     log: Logger,
   ): Promise<string | undefined> {
-    return this.refreshes.run(appKey(ref), () => this.refreshNow(ref, stale, signal, log));
+    const result = await this.refreshes.run(appKey(ref), () => this.refreshLocked(ref, stale, signal, log));
+    if (result.token !== undefined) return result.token;
+    if (result.failure === 'transient' && !signal.aborted) {
+      // One pending refresh job per app; it ends as soon as a token is valid again.
+      await this.jobs
+        .enqueue({
+          kind: REFRESH_JOB,
+          uniqueKey: `${REFRESH_JOB}:${JSON.stringify([ref.domain, ref.installedAppId])}`,
+          payload: ref,
+          runAt: Date.now() + (this.options.retryDelaysMs[0] ?? 1_000),
+        })
+        .catch((error: unknown) =>
+          log.warn({ err: describe(error) }, 'could not store the token refresh job'),
+        );
+    }
+    return result.fallback;
+  }
+
+  /** PostgreSQL: the refresh runs under a transaction-scoped advisory lock per installed app (see header). */
+  private refreshLocked(
+    ref: AppRef,
+    stale: string | undefined,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<Refreshed> {
+    if (this.config.database.type !== 'postgres') return this.refreshNow(ref, stale, signal, log);
+    return inTransaction(this.dataSource, async (manager) => {
+      const key = `smartthings-token:${JSON.stringify([ref.domain, ref.installedAppId])}`;
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      // Read and write on the locked transaction's connection: the pool is never asked for a second one.
+      return this.refreshNow(ref, stale, signal, log, manager);
+    });
   }
 
   private canRefresh(): boolean {
@@ -65,27 +129,29 @@ export class SmartThingsTokens {
     stale: string | undefined,
     signal: AbortSignal,
     log: Logger,
-  ): Promise<string | undefined> {
-    const tokens = await this.store.tokensOf(ref, log);
-    if (tokens === undefined) return undefined;
+    manager?: EntityManager,
+  ): Promise<Refreshed> {
+    const tokens = await this.store.tokensOf(ref, log, manager);
+    if (tokens === undefined) return { failure: 'permanent', reason: 'the installed app is gone' };
     const stillValid =
       tokens.authTokenExpiresAt === undefined ||
       tokens.authTokenExpiresAt.getTime() - EXPIRY_MARGIN_MS > Date.now();
-    if (tokens.authToken !== undefined && tokens.authToken !== stale && stillValid) return tokens.authToken;
+    if (tokens.authToken !== undefined && tokens.authToken !== stale && stillValid)
+      return { token: tokens.authToken };
     const fields = { domain: ref.domain, installedAppId: ref.installedAppId };
     if (tokens.refreshToken === undefined) {
       log.warn(fields, 'SmartThings token expired and no refresh token is stored; waiting for a lifecycle');
-      return undefined;
+      return { failure: 'permanent', reason: 'no refresh token is stored' };
     }
     const { clientId, clientSecret, tokenUrl } = this.config.smartthings;
     if (clientId === undefined || clientSecret === undefined) {
       log.warn(fields, 'SmartThings token expired; set SMARTTHINGS_CLIENT_ID/SECRET to refresh it');
-      return undefined;
+      return { failure: 'permanent', reason: 'SMARTTHINGS_CLIENT_ID/SECRET are not set' };
     }
 
     let response: Response;
     try {
-      response = await fetch(tokenUrl, {
+      response = await tracedFetch('SmartThings token', tokenUrl, {
         method: 'POST',
         headers: {
           authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
@@ -102,12 +168,16 @@ export class SmartThingsTokens {
       });
     } catch (error) {
       log.warn({ ...fields, reason: describe(error) }, 'SmartThings token refresh failed');
-      return undefined;
+      return { failure: 'transient', reason: `token refresh failed: ${describe(error)}` };
     }
     if (!response.ok) {
       await response.body?.cancel();
       log.warn({ ...fields, status: response.status }, 'SmartThings token refresh refused');
-      return undefined;
+      const passing = response.status === 408 || response.status === 429 || response.status >= 500;
+      return {
+        failure: passing ? 'transient' : 'permanent',
+        reason: `token refresh answered HTTP ${response.status}`,
+      };
     }
     let body: TokenResponse;
     try {
@@ -117,7 +187,7 @@ export class SmartThingsTokens {
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') {
       log.warn(fields, 'SmartThings token refresh answered without an access_token');
-      return undefined;
+      return { failure: 'transient', reason: 'token refresh answered without an access_token' };
     }
     const lifetimeMs =
       typeof body.expires_in === 'number' && body.expires_in > 0
@@ -132,9 +202,10 @@ export class SmartThingsTokens {
         refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : undefined,
       },
       now,
+      manager,
     );
     log.info(fields, 'SmartThings token refreshed');
-    return body.access_token;
+    return { token: body.access_token };
   }
 }
 

@@ -101,6 +101,11 @@ export class WebhookSignatureVerifier implements OnModuleInit {
   }
 }
 
+/** What the guard leaves on a request whose signature it verified (for the replay check). */
+export interface SignedWebhookRequest extends FastifyRequest {
+  verifiedSignature?: { keyId: string; signature: Buffer };
+}
+
 @Injectable()
 export class WebhookSignatureGuard implements CanActivate {
   constructor(private readonly verifier: WebhookSignatureVerifier) {}
@@ -123,6 +128,10 @@ export class WebhookSignatureGuard implements CanActivate {
     }
     const result = await this.verifier.verify(request);
     if (!result.ok) this.reject(log, params.domain, lifecycle, result.reason, result.detail, result.keyId);
+    (request as SignedWebhookRequest).verifiedSignature = {
+      keyId: result.keyId,
+      signature: result.signature,
+    };
     return true;
   }
 

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { Public, RequireScope } from '../auth/scopes.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { MetricsService } from '../http/metrics.service.js';
+import { ShutdownState } from './shutdown-state.js';
 
 @ApiExcludeController()
 @Controller()
@@ -12,6 +13,7 @@ export class HealthController {
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   /** The process is up and serving. */
@@ -21,10 +23,13 @@ export class HealthController {
     return { Status: 'Live' };
   }
 
-  /** The process can do its work: the database answers. */
+  /** The process can do its work: the database answers, and it is not shutting down. */
   @Public()
   @Get('health/ready')
   async ready(): Promise<{ Status: string; Database: string }> {
+    if (this.shutdown.draining) {
+      throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The instance is shutting down.');
+    }
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -8,14 +8,17 @@ import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
+import { ApiKeyAuthenticator, tenantHook } from '../auth/api-key.auth.js';
 import { accessRuleOf, ADMIN_ONLY, PUBLIC, type AccessRule } from '../auth/scopes.js';
 import type { AppConfig } from '../config/config.js';
 import { PlatformErrorCode } from '../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
+import { httpTracer } from '../tracing/http-tracing.js';
+import { tracing } from '../tracing/tracing.js';
+import { refuseNulCharacters } from '../validation/nul-characters.js';
 import { DirectRoutes } from './direct-routes.js';
 import { MetricsService } from './metrics.service.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, sendTooManyRequests, type RateDecision } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
 import { apiSecurityHeaders, docsSecurityHeaders, isDocsRoute } from './security-headers.js';
 
@@ -25,6 +28,9 @@ const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
 export function fastifyOptions(config: AppConfig) {
   return {
     bodyLimit: config.bodyLimit,
+    // Node's own limit on receiving a whole request (headers and body), a backstop behind the 503 of
+    // REQUEST_TIMEOUT_MS (Node checks it only every 30 s); 0 = none, as REQUEST_TIMEOUT_MS=0 says.
+    requestTimeout: config.requestTimeoutMs > 0 ? config.requestTimeoutMs + 1_000 : 0,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     trustProxy: config.trustProxy,
     genReqId: (request: { headers: IncomingHttpHeaders }): string => {
@@ -48,6 +54,8 @@ export async function configureHttp(
 ): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(MetricsService);
+  const active = tracing();
+  const tracer = active === undefined ? undefined : httpTracer(active);
   const rateLimiter = app.get(RateLimiter);
   const authenticator = app.get(ApiKeyAuthenticator);
   const directRoutes = config.directRoutes ? new DirectRoutes(app) : undefined;
@@ -83,9 +91,13 @@ export async function configureHttp(
     }
     const url = route.url;
     const headers = headerSet(url);
-    const authenticate = authenticator.hookFor(accessRuleOfRoute(route));
+    const rule = accessRuleOfRoute(route);
+    const authenticate = authenticator.hookFor(rule);
+    const needsKey = !(rule.scope === 'public' || rule.publicWhen?.(config));
     route.onRequest = [
       ...hooksOf(route.onRequest),
+      // Only when tracing is on (src/tracing): off, no hook is added and requests pay nothing.
+      ...(tracer === undefined ? [] : [tracer.onRequest(route.method, url)]),
       (request: TimedRequest, reply: FastifyReply, done: () => void) => {
         headers['x-correlation-id'] = request.context!.correlationId;
         reply.headers(headers);
@@ -101,12 +113,16 @@ export async function configureHttp(
       // After the headers: a 401/403 carries them too.
       ...(authenticate === undefined ? [] : [authenticate]),
     ] as typeof route.onRequest;
+    if (needsKey) {
+      route.preHandler = [...hooksOf(route.preHandler), tenantHook] as typeof route.preHandler;
+    }
     route.onResponse = [
       ...hooksOf(route.onResponse),
       (request: TimedRequest, reply: FastifyReply, done: () => void) => {
         finish(request, reply, url);
         done();
       },
+      ...(tracer === undefined ? [] : [tracer.onResponse]),
     ] as typeof route.onResponse;
   });
 
@@ -122,11 +138,22 @@ export async function configureHttp(
 
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
   fastify.removeContentTypeParser('text/plain');
+  const jsonParser = fastify.getDefaultJsonParser('error', 'error');
   fastify.addContentTypeParser(
     // Fastify tests the whole header, parameters included (`application/scim+json; charset=utf-8`).
     /^application\/[\w.+-]+\+json\s*(?:;.*)?$/i,
     { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
+    (request, body, done) => {
+      // Some provisioning clients send `Content-Type: application/scim+json` on GET and DELETE without a body.
+      if (
+        body === '' &&
+        (request.method === 'GET' || request.method === 'DELETE' || request.method === 'HEAD')
+      ) {
+        done(null, undefined);
+        return;
+      }
+      void jsonParser(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+    },
   );
 
   fastify.addHook('onRequest', (request: TimedRequest, reply, done) => {
@@ -135,21 +162,16 @@ export async function configureHttp(
     request.context = context;
     // A matched route sets its own headers (above); the not-found handler has no route hooks.
     if (request.is404) setUnmatchedHeaders(reply, context);
-    if (rateLimiter.enabled) {
-      const decision = rateLimiter.hit(RateLimiter.bucketFor(request.headers.authorization, request.ip));
-      if (!decision.allowed) {
-        setUnmatchedHeaders(reply, context);
-        reply
-          .code(429)
-          .header('Retry-After', String(decision.resetSeconds))
-          .send({
-            Succeeded: false,
-            Message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after ${decision.resetSeconds} s.`,
-            Code: PlatformErrorCode.TooManyRequests,
-            CorrelationId: context.correlationId,
-          });
-        return;
-      }
+    // Matched routes count requests in their auth hook, once the key is verified; unmatched ones by address.
+    if (request.is404 && rateLimiter.enabled) {
+      const decision = rateLimiter.hit(RateLimiter.addressBucket(request.ip));
+      const apply = (result: RateDecision): void => {
+        if (result.allowed) done();
+        else sendTooManyRequests(request, reply, result);
+      };
+      if (decision instanceof Promise) decision.then(apply, done);
+      else apply(decision);
+      return;
     }
     done();
   });
@@ -166,6 +188,13 @@ export async function configureHttp(
         inFlight.delete(request);
         // A request its client gave up on has no onResponse; it leaves the map here, without an answer.
         if (entry.reply.sent || request.raw.socket?.destroyed === true) continue;
+        // A body still arriving (a slow or stalled client) would keep the connection, and its socket, open after
+        // the answer: close it once the 503 is written.
+        if (!request.raw.complete) {
+          const socket = request.raw.socket;
+          void entry.reply.header('connection', 'close');
+          entry.reply.raw.once('finish', () => socket?.destroy());
+        }
         void entry.reply.code(503).send({
           Succeeded: false,
           Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
@@ -193,6 +222,9 @@ export async function configureHttp(
     done();
   });
 
+  // One place for every route: a U+0000 in any string of the body, the query or the path is a 400 naming it.
+  fastify.addHook('preValidation', refuseNulCharacters);
+
   // Matched routes are finished by their own onResponse hook (above); this one covers the 404 handler.
   fastify.addHook('onResponse', (request: TimedRequest, reply, done) => {
     if (request.is404) finish(request, reply, 'unmatched');
@@ -212,6 +244,7 @@ export async function configureHttp(
       logger.info(
         {
           correlationId: request.context?.correlationId ?? String(request.id),
+          ...(request.context?.traceId === undefined ? {} : { trace_id: request.context.traceId }),
           method: request.method,
           url: request.url.split('?')[0],
           status: reply.statusCode,

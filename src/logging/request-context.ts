@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 
 export class RequestContext {
   private logger: Logger | undefined;
+  /** The W3C trace id of the request's span, when tracing is on (src/tracing): on every log line as `trace_id`. */
+  private trace: string | undefined;
 
   constructor(
     private id: string,
@@ -25,9 +27,23 @@ export class RequestContext {
     this.logger = undefined;
   }
 
+  get traceId(): string | undefined {
+    return this.trace;
+  }
+
+  /** Set by the tracing hook before any handler logs (configure-http.ts). */
+  setTraceId(traceId: string): void {
+    this.trace = traceId;
+    this.logger = undefined;
+  }
+
   /** The request's logger: a child of the root logger with `correlationId` on every line, made on first use. */
   get log(): Logger {
-    return (this.logger ??= this.root.child({ correlationId: this.id }));
+    return (this.logger ??= this.root.child(
+      this.trace === undefined
+        ? { correlationId: this.id }
+        : { correlationId: this.id, trace_id: this.trace },
+    ));
   }
 
   /** The request's logger with an area's binding, for a service that logs on the request's behalf. */

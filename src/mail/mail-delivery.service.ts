@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { tenantOf } from '../common/dto/context.dto.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EgressService } from '../egress/egress.service.js';
 import type { RequestContext } from '../logging/request-context.js';
 import type {
   DeliveryAttempt,
@@ -12,12 +13,16 @@ import type { SendTestMessageRequest, SmtpIdentityRequest } from './dto/smtp-con
 import type { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
 import { MailError, MailOutcomeCode } from './mail.errors.js';
 import { sendSmtp, verifySmtp, type SmtpLimits } from './smtp/smtp-client.js';
-import { tlsModeOf, type TlsMode } from './smtp/smtp-endpoint.js';
+import { tlsModeOf, type SmtpEndpoint, type TlsMode } from './smtp/smtp-endpoint.js';
+import { classifySmtpError } from './smtp/smtp-failure.js';
 import {
   describeConfiguration,
   SecretUnavailableError,
   SmtpConfigurationsService,
 } from './smtp-configurations.service.js';
+import { Counter } from 'prom-client';
+import { MetricsService } from '../http/metrics.service.js';
+import { traced } from '../tracing/tracing.js';
 
 /** A whole session may take this many per-phase time-outs (connect, greeting, TLS, AUTH, MAIL/RCPT/DATA). */
 const SESSION_TIMEOUTS = 4;
@@ -33,10 +38,51 @@ const TLS_TEXT: Record<TlsMode, string> = {
 /** Talks to SMTP servers on behalf of a tenant: verify one configuration, send a test message with fail-over. */
 @Injectable()
 export class MailDeliveryService {
+  /** Test messages by outcome code (Sent, NoSmtpConfiguration, DeliveryFailed, …): the dashboard's mail row. */
+  private readonly sends: Counter<'code'>;
+
   constructor(
     private readonly configurations: SmtpConfigurationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly egress: EgressService,
+    metrics: MetricsService,
+  ) {
+    this.sends = new Counter({
+      name: 'mail_test_messages_total',
+      help: 'Operation sendTestMessage answers by outcome code',
+      labelNames: ['code'],
+      registers: [metrics.registry],
+    });
+    // Every series exists from the start (0), so rates and alerts see the first send.
+    for (const code of [...Object.values(MailOutcomeCode), 'Error']) this.sends.inc({ code }, 0);
+  }
+
+  /**
+   * The egress check at connect time (a name may resolve differently than when it was stored): the endpoint with
+   * the checked address to connect to, or the failure to report without any connection attempt.
+   */
+  private async destination(
+    endpoint: SmtpEndpoint,
+    limits: SmtpLimits,
+  ): Promise<{ endpoint: SmtpEndpoint } | { code: string; message: string; failOver: boolean }> {
+    const destination = await this.egress.resolve(endpoint.host, limits.timeoutMs);
+    if (destination.ok) return { endpoint: { ...endpoint, address: destination.address } };
+    if (destination.refused)
+      return { code: MailOutcomeCode.HostNotAllowed, message: destination.message, failOver: true };
+    const code = errorCode(destination.error);
+    const failure = classifySmtpError(
+      { code: 'EDNS', originalCode: code },
+      {
+        host: endpoint.host,
+        port: endpoint.port,
+        username: endpoint.username,
+        timeoutMs: limits.timeoutMs,
+        replyTimeoutMs: limits.timeoutMs,
+        secrets: [],
+      },
+    );
+    return failure;
+  }
 
   private limits(remainingMs = Number.POSITIVE_INFINITY): SmtpLimits {
     const timeoutMs = this.config.mail.smtpTimeoutMs;
@@ -69,7 +115,14 @@ export class MailDeliveryService {
         Result: { ...base, Authenticated: false, DurationMs: 0 },
       };
     }
-    const result = await verifySmtp(endpoint, this.limits());
+    const limits = this.limits();
+    const checked = await this.destination(endpoint, limits);
+    const result =
+      'endpoint' in checked
+        ? await traced('SMTP verify', { 'server.address': endpoint.host, 'server.port': endpoint.port }, () =>
+            verifySmtp(checked.endpoint, limits),
+          )
+        : { ok: false as const, ...checked };
     const durationMs = Date.now() - started;
     if (!result.ok) {
       ctx
@@ -93,6 +146,20 @@ export class MailDeliveryService {
 
   /** Tries the enabled configurations in priority order; the next one only after a failure it could fix. */
   async sendTestMessage(
+    request: SendTestMessageRequest,
+    ctx: RequestContext,
+  ): Promise<SendTestMessageResponse> {
+    try {
+      const response = await this.deliverTestMessage(request, ctx);
+      this.sends.inc({ code: String(response.Code ?? 'Sent') });
+      return response;
+    } catch (error) {
+      this.sends.inc({ code: 'Error' });
+      throw error;
+    }
+  }
+
+  private async deliverTestMessage(
     request: SendTestMessageRequest,
     ctx: RequestContext,
   ): Promise<SendTestMessageResponse> {
@@ -188,19 +255,29 @@ export class MailDeliveryService {
       log.warn({ tenant, host: row.host, port: row.port }, error.message);
       return { report: report(false, MailOutcomeCode.SecretUnavailable, error.message), failOver: true };
     }
-    const result = await sendSmtp(
-      endpoint,
-      {
-        from: row.senderAddress,
-        to,
-        bcc: row.bcc,
-        subject: 'Test message from platform-api',
-        text:
-          `This test message was sent by platform-api for tenant "${tenant}" through ${row.host}:${row.port} ` +
-          `at ${new Date().toISOString()}. No action is needed.`,
-        headers: { 'X-Correlation-Id': ctx.correlationId },
-      },
-      limits,
+    const checked = await this.destination(endpoint, limits);
+    if (!('endpoint' in checked)) {
+      log.warn({ tenant, host: row.host, port: row.port, code: checked.code }, checked.message);
+      return { report: report(false, checked.code, checked.message), failOver: checked.failOver };
+    }
+    const result = await traced(
+      'SMTP send',
+      { 'server.address': endpoint.host, 'server.port': endpoint.port },
+      () =>
+        sendSmtp(
+          checked.endpoint,
+          {
+            from: row.senderAddress,
+            to,
+            bcc: row.bcc,
+            subject: 'Test message from platform-api',
+            text:
+              `This test message was sent by platform-api for tenant "${tenant}" through ${row.host}:${row.port} ` +
+              `at ${new Date().toISOString()}. No action is needed.`,
+            headers: { 'X-Correlation-Id': ctx.correlationId },
+          },
+          limits,
+        ),
     );
     if (result.ok) {
       return {
@@ -219,6 +296,12 @@ export class MailDeliveryService {
     );
     return { report: report(false, result.code, result.message), failOver: result.failOver };
   }
+}
+
+function errorCode(error: unknown): string {
+  return error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : '';
 }
 
 function notAttempted(row: SmtpConfiguration): DeliveryAttempt {

@@ -16,6 +16,8 @@ export enum MailOutcomeCode {
   DeliveryFailed = 'DeliveryFailed',
   SecretUnavailable = 'SecretUnavailable',
   NotAttempted = 'NotAttempted',
+  /** The egress policy (docs/egress.md) refuses the configuration's Host; no connection was attempted. */
+  HostNotAllowed = 'HostNotAllowed',
 }
 
 export class MailError extends ApiError<MailErrorCode> {

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { registerEntities } from '../database/entity-registry.js';
+import { EgressModule } from '../egress/egress.module.js';
 import { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
 import { MailDeliveryService } from './mail-delivery.service.js';
 import { MailController } from './mail.controller.js';
@@ -7,7 +9,7 @@ import { SmtpConfigurationsService } from './smtp-configurations.service.js';
 
 /** Mail (DESIGN §5): SMTP configurations per tenant, verified and used with nodemailer. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SmtpConfiguration])],
+  imports: [TypeOrmModule.forFeature(registerEntities([SmtpConfiguration])), EgressModule],
   controllers: [MailController],
   providers: [SmtpConfigurationsService, MailDeliveryService],
 })

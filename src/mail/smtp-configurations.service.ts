@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, type Repository } from 'typeorm';
 import { tenantOf } from '../common/dto/context.dto.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { EgressError } from '../egress/egress.errors.js';
+import { EgressService } from '../egress/egress.service.js';
 import { EncryptionService } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { PlatformError } from '../errors/api-error.js';
@@ -59,6 +62,8 @@ export class SmtpConfigurationsService implements OnModuleInit {
     @InjectRepository(SmtpConfiguration) private readonly configurations: Repository<SmtpConfiguration>,
     private readonly encryption: EncryptionService,
     private readonly secretStores: SecretStoreRegistry,
+    private readonly egress: EgressService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -80,9 +85,14 @@ export class SmtpConfigurationsService implements OnModuleInit {
   /** Operation 4: create, or update the non-identity fields; concurrent identical calls all succeed. */
   async ensure(request: EnsureSmtpConfigurationRequest, ctx: RequestContext): Promise<EnsureOutcome> {
     const identity = this.identityOf(request);
+    // A literal address (any numeric spelling) the egress policy refuses is refused before it is stored; a name is
+    // judged when it is used, as it may resolve differently by then.
+    const refusal = this.egress.literalRefusal(identity.host);
+    if (refusal !== null) throw EgressError.hostNotAllowed('Host', refusal);
     for (let attempt = 1; ; attempt++) {
       const existing = await this.configurations.findOneBy({ ...identity });
       if (existing === null) {
+        await this.checkCap(identity.tenant);
         try {
           await this.configurations.insert(this.newRow(identity, request));
         } catch (error) {
@@ -192,6 +202,25 @@ export class SmtpConfigurationsService implements OnModuleInit {
   }
 
   /** Only what differs; absent optional fields keep their stored values. */
+  /**
+   * At most SMTP_MAX_CONFIGURATIONS_PER_TENANT configurations per tenant: fail-over tries each in turn, so an
+   * unbounded list would let one sendTestMessage probe any number of ports. (Two concurrent creations may both
+   * pass the count; the cap bounds work, one over it is harmless.)
+   */
+  private async checkCap(tenant: string): Promise<void> {
+    const max = this.config.mail.maxConfigurationsPerTenant;
+    const count = await this.configurations.countBy({ tenant });
+    if (count < max) return;
+    throw PlatformError.validation([
+      {
+        Field: 'Host',
+        Message:
+          `Tenant "${tenant}" already has ${count} SMTP configurations, the maximum ` +
+          `(SMTP_MAX_CONFIGURATIONS_PER_TENANT=${max}); remove one before adding another`,
+      },
+    ]);
+  }
+
   private changes(
     existing: SmtpConfiguration,
     request: EnsureSmtpConfigurationRequest,
@@ -211,16 +240,32 @@ export class SmtpConfigurationsService implements OnModuleInit {
         Object.assign(patch, { [key]: wanted[key] });
       }
     }
-    const password = this.secretChange(existing.passwordCiphertext, readSecretInput(request.Password));
+    // A change that weakens transport security (TLS off, certificate checks off) must not carry the stored
+    // secrets to where they could be read: they are dropped unless this request supplies them again. (Host and
+    // Port are part of the identity, so changing them makes a new configuration that never had the old secrets.)
+    const downgrade =
+      (existing.ssl && !wanted.ssl) || (!existing.allowInvalidCertificate && wanted.allowInvalidCertificate);
+    const keepOrDrop = (input: SecretInput): SecretInput =>
+      downgrade && input.kind === 'keep' ? { kind: 'clear' } : input;
+    const password = this.secretChange(
+      existing.passwordCiphertext,
+      keepOrDrop(readSecretInput(request.Password)),
+    );
     if (password !== undefined) patch.passwordCiphertext = password;
     const internal = this.secretChange(
       existing.internalPasswordCiphertext,
-      readSecretInput(request.InternalPassword),
+      keepOrDrop(readSecretInput(request.InternalPassword)),
     );
     if (internal !== undefined) patch.internalPasswordCiphertext = internal;
 
     const hasPassword = password === undefined ? existing.passwordCiphertext !== null : password !== null;
-    if (wanted.authRequired && !hasPassword) throw passwordRequired('this configuration (none is stored)');
+    if (wanted.authRequired && !hasPassword)
+      throw passwordRequired(
+        downgrade && existing.passwordCiphertext !== null
+          ? 'a change that weakens transport security (Ssl off or AllowInvalidCertificate on drops the stored ' +
+              'password; send it again with the change)'
+          : 'this configuration (none is stored)',
+      );
     return patch;
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { registerEntities } from '../database/entity-registry.js';
 import { DataSource } from 'typeorm';
 import { MigrationRun } from './entities/migration-run.entity.js';
 import { MigrationRunner } from './migration-runner.js';
@@ -7,7 +8,7 @@ import { MigrationRunsController } from './migration-runs.controller.js';
 import { MigrationRunsService } from './migration-runs.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([MigrationRun])],
+  imports: [TypeOrmModule.forFeature(registerEntities([MigrationRun]))],
   controllers: [MigrationRunsController],
   providers: [
     MigrationRunsService,

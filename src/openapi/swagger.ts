@@ -2,6 +2,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { APP_VERSION } from '../common/app-version.js';
+import { completeOpenApiDocument } from './document-fixups.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -19,7 +20,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     })
     .build();
   // Operation names are given per route (Tag_Operation, as the interface document names them).
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (_controller, method) => method,
+  });
+  return completeOpenApiDocument(document, app);
 }
 
 export function setupSwagger(app: INestApplication): void {

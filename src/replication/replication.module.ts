@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeSetStateService } from './change-set-state.service.js';
-import { ReplicationNode, ReplicationServer } from './entities/replication.entities.js';
+import { registerEntities } from '../database/entity-registry.js';
+import { REPLICATION_ENTITIES, ReplicationNode, ReplicationServer } from './entities/replication.entities.js';
 import { ReplicationAgentController } from './replication-agent.controller.js';
 import { ReplicationDiagnosticsController } from './replication-diagnostics.controller.js';
 import { ReplicationIngestionService } from './replication-ingestion.service.js';
@@ -9,9 +10,12 @@ import { ReplicationTopologyController } from './replication-topology.controller
 import { ReplicationTopologyService } from './replication-topology.service.js';
 import { ReplicationMetrics } from './replication.metrics.js';
 import { ReplicationNotifier } from './replication.notifier.js';
+import { ReplicationRetention } from './replication-retention.js';
 import { ReplicationStore } from './replication.store.js';
 
 /** Replication diagnostics (DESIGN §6, operation 5): agent ingestion, the diagnosis with its wait, topology. */
+registerEntities(REPLICATION_ENTITIES);
+
 @Module({
   imports: [TypeOrmModule.forFeature([ReplicationServer, ReplicationNode])],
   controllers: [ReplicationAgentController, ReplicationDiagnosticsController, ReplicationTopologyController],
@@ -22,6 +26,7 @@ import { ReplicationStore } from './replication.store.js';
     ChangeSetStateService,
     ReplicationTopologyService,
     ReplicationMetrics,
+    ReplicationRetention,
   ],
 })
 export class ReplicationModule {}

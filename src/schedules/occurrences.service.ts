@@ -55,10 +55,19 @@ export class OccurrencesService {
     const compiled = await this.cache.getMany(ids, ctx);
     // A null-prototype object: group keys such as "__proto__" are plain keys here.
     const groups = Object.create(null) as Record<string, boolean>;
+    // Each distinct id is evaluated once, however many groups (or copies in one group) name it.
+    const answers = new Map<string, boolean>();
+    const overlapsWindow = (id: string): boolean => {
+      const key = id.toLowerCase();
+      let answer = answers.get(key);
+      if (answer === undefined) {
+        answer = anyOverlap(compiled.get(key), start, end);
+        answers.set(key, answer);
+      }
+      return answer;
+    };
     for (const group of request.Groups) {
-      groups[group.Key] = (group.ScheduleIds ?? []).some((id) =>
-        anyOverlap(compiled.get(id.toLowerCase()), start, end),
-      );
+      groups[group.Key] = (group.ScheduleIds ?? []).some(overlapsWindow);
     }
     return {
       groups,

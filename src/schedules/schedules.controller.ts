@@ -1,8 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { RequireScope } from '../auth/scopes.js';
 import { ok, type ResultMessage } from '../errors/envelope.js';
-import { ApiErrorResponses } from '../openapi/api-error-responses.js';
+import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import {
   ListSchedulesQuery,
   ScheduleInput,
@@ -49,6 +56,7 @@ export class SchedulesController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'Schedule_Get', summary: 'One schedule' })
+  @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   @ApiOkResponse({ type: ScheduleResponse })
   async get(@Param('id') id: string): Promise<ScheduleResponse> {
     return { ...ok(), Result: await this.schedules.get(id) };
@@ -56,6 +64,7 @@ export class SchedulesController {
 
   @Put(':id')
   @ApiOperation({ operationId: 'Schedule_Replace', summary: 'Replace a schedule’s items (new item ids)' })
+  @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   @ApiOkResponse({ type: ScheduleResponse })
   async replace(@Param('id') id: string, @Body() body: ScheduleInput): Promise<ScheduleResponse> {
     const { schedule, message } = await this.schedules.replace(id, body);
@@ -64,6 +73,7 @@ export class SchedulesController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'Schedule_Delete', summary: 'Delete a schedule' })
+  @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   async remove(@Param('id') id: string): Promise<ResultMessage> {
     await this.schedules.remove(id);
     return ok();

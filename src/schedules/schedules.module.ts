@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { registerEntities } from '../database/entity-registry.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
@@ -8,7 +9,9 @@ import { SchedulesService } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Schedule, ScheduleItem, Recurrence, RecurrenceException])],
+  imports: [
+    TypeOrmModule.forFeature(registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException])),
+  ],
   controllers: [OccurrencesController, SchedulesController],
   providers: [SchedulesService, OccurrencesService, SeriesCache],
 })

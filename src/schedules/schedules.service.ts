@@ -1,13 +1,14 @@
 // Schedule CRUD (DESIGN §3). Every write is validated by compiling it with the recurrence engine first and is
 // stored in one transaction, so a rejected or failed write leaves nothing behind.
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type Repository } from 'typeorm';
 import type { FieldError } from '../errors/api-error.js';
 import type { ScheduleDto, ScheduleInput } from './dto/schedule.dto.js';
 import { Schedule, ScheduleItem } from './entities/schedule.entity.js';
-import { compileSeries, RecurrenceError } from './recurrence/index.js';
+import { compileSeries, RecurrenceError, type CompiledSeries } from './recurrence/index.js';
 import { toItemEntities, toScheduleDto } from './schedule-mapping.js';
 import { ScheduleError } from './schedules.errors.js';
 import { SeriesCache } from './series-cache.js';
@@ -35,7 +36,7 @@ export class SchedulesService {
   ) {}
 
   async create(input: ScheduleInput): Promise<WriteResult> {
-    const message = checkItems(input);
+    const message = await checkItems(input);
     const schedule = Object.assign(new Schedule(), { id: randomUUID(), version: 1, createdAt: new Date() });
     schedule.items = toItemEntities(schedule.id, input.ScheduleItems, randomUUID);
     await this.dataSource.transaction((manager) => manager.getRepository(Schedule).save(schedule));
@@ -68,7 +69,7 @@ export class SchedulesService {
   }
 
   async replace(id: string, input: ScheduleInput): Promise<WriteResult> {
-    const message = checkItems(input);
+    const message = await checkItems(input);
     const schedule = await this.dataSource.transaction(async (manager) => {
       const repository = manager.getRepository(Schedule);
       const existing = await repository.findOne({ where: { id: normalizeId(id) } });
@@ -107,12 +108,21 @@ export function normalizeId(id: string): string {
 }
 
 /** Compiles every item (all errors at once, with their paths); returns the unmatched-exception message. */
-function checkItems(input: ScheduleInput): string | null {
+async function checkItems(input: ScheduleInput): Promise<string | null> {
   const errors: FieldError[] = [];
   const unmatched: string[] = [];
-  input.ScheduleItems.forEach((item, index) => {
+  for (const [index, item] of input.ScheduleItems.entries()) {
     try {
       const series = compileSeries(item);
+      if (!(await recursAfterFirst(series))) {
+        errors.push({
+          Field: `ScheduleItems[${index}].Recurrence.Pattern`,
+          Message:
+            'Recurrence.Pattern can never occur after the first occurrence (e.g. BYMONTH=2;BYMONTHDAY=30); ' +
+            'give COUNT=1 or no recurrence for a single occurrence',
+        });
+        continue;
+      }
       for (const exception of series.unmatchedExceptions) {
         unmatched.push(`ScheduleItems[${index}].Recurrence.Exceptions[${exception}]`);
       }
@@ -123,9 +133,32 @@ function checkItems(input: ScheduleInput): string | null {
         Message: `${error.field} ${error.message}`,
       });
     }
-  });
+  }
   if (errors.length > 0) throw ScheduleError.invalid(errors);
   return unmatched.length === 0
     ? null
     : `Stored, but these exceptions match no occurrence and have no effect: ${unmatched.join(', ')}.`;
+}
+
+const YEAR_MS = 366 * 86_400_000;
+/** Years per slice of the recurrence check; the event loop runs between slices. */
+const CHECK_SLICE_YEARS = 2;
+
+/**
+ * Whether a rule can occur after DTSTART. Its day pattern repeats within 400 years (the Gregorian cycle) times
+ * INTERVAL, so that span is scanned, in slices of 2 × INTERVAL years with the event loop free in between (a
+ * rule that never matches costs a scan of the whole span, ~60 ms for a sub-daily one, so it must not run at once).
+ */
+async function recursAfterFirst(series: CompiledSeries): Promise<boolean> {
+  const slice = CHECK_SLICE_YEARS * series.interval * YEAR_MS;
+  const horizon = series.first + 400 * series.interval * YEAR_MS + YEAR_MS;
+  for (let after = series.first; after < horizon; after += slice) {
+    const found = series.generatesBetween(
+      after === series.first ? after : after - 1,
+      Math.min(horizon, after + slice),
+    );
+    if (found !== false) return true;
+    await yieldToEventLoop();
+  }
+  return false;
 }

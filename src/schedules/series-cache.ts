@@ -1,6 +1,7 @@
 // Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached").
 // Every lookup first reads the schedules' versions (one indexed query per 5,000 ids), so a schedule changed through
 // another service instance on the same database is recompiled, never served stale.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type Repository } from 'typeorm';
@@ -8,6 +9,14 @@ import type { RequestContext } from '../logging/request-context.js';
 import { Schedule } from './entities/schedule.entity.js';
 import { compileSeries, type CompiledSeries } from './recurrence/index.js';
 import { toItemDto } from './schedule-mapping.js';
+
+/**
+ * A COUNT series is counted in steps of this many occurrences, giving the event loop a turn once 5 ms have passed:
+ * bounded by time, not by a number of occurrences, because code not yet optimised by V8 runs ~10× slower (measured:
+ * the first 50,000-occurrence slice of a fresh process took 37 ms, later ones 2.7 ms).
+ */
+const COUNT_STEP = 1_000;
+const COUNT_SLICE_MS = 5;
 
 export interface CompiledItem {
   itemId: string;
@@ -47,7 +56,13 @@ export class SeriesCache {
         where: { id: In(stale.slice(offset, offset + CHUNK)) },
         relations: { items: { recurrences: { exceptions: true } } },
       });
-      for (const schedule of loaded) result.set(schedule.id, this.store(schedule, ctx));
+      for (const schedule of loaded) {
+        const items = this.store(schedule, ctx);
+        // A COUNT series is counted from DTSTART once per compiled series: do it here, in slices, so a query on
+        // a long one (COUNT up to 1,000,000) never holds the event loop for the whole count.
+        for (const item of items) await countInSlices(item.series);
+        result.set(schedule.id, items);
+      }
     }
     return result;
   }
@@ -97,6 +112,17 @@ export class SeriesCache {
     for (const id of this.entries.keys()) {
       if (removed++ >= count) break;
       this.entries.delete(id);
+    }
+  }
+}
+
+/** Counts a COUNT series to its end (see `COUNT_STEP`), yielding to the event loop every `COUNT_SLICE_MS`. */
+async function countInSlices(series: CompiledSeries): Promise<void> {
+  let sliceStart = performance.now();
+  while (!series.countAhead(COUNT_STEP)) {
+    if (performance.now() - sliceStart >= COUNT_SLICE_MS) {
+      await yieldToEventLoop();
+      sliceStart = performance.now();
     }
   }
 }

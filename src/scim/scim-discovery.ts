@@ -2,6 +2,8 @@
 // the same attribute table the filter and PATCH engine use, so what is advertised is what is served.
 import { sameName } from './schema/schema-lookup.js';
 import { toSchemaRepresentation, type ScimSchemaRepresentation } from './schema/schema-representation.js';
+import { GROUP_RESOURCE_SCHEMA, USER_VIEW_SCHEMA } from './schema/group-schema.js';
+import type { ScimResourceSchema } from './schema/scim-schema.types.js';
 import { USER_RESOURCE_SCHEMA } from './schema/user-schema.js';
 import { DEFAULT_COUNT, MAX_RESULTS } from './scim-users.service.js';
 
@@ -16,7 +18,7 @@ export function serviceProviderConfig(baseUrl: string) {
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },
     changePassword: { supported: false },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: true },
     authenticationSchemes: [
       {
@@ -48,20 +50,19 @@ export interface ResourceTypeRepresentation {
   meta: { resourceType: 'ResourceType'; location: string };
 }
 
+const RESOURCES: readonly ScimResourceSchema[] = [USER_RESOURCE_SCHEMA, GROUP_RESOURCE_SCHEMA];
+
 export function resourceTypes(baseUrl: string): ResourceTypeRepresentation[] {
-  const user = USER_RESOURCE_SCHEMA;
-  return [
-    {
-      schemas: [RESOURCE_TYPE_SCHEMA],
-      id: user.name,
-      name: user.name,
-      endpoint: user.endpoint,
-      description: user.core.description,
-      schema: user.core.id,
-      schemaExtensions: user.extensions.map((extension) => ({ schema: extension.id, required: false })),
-      meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/${user.name}` },
-    },
-  ];
+  return RESOURCES.map((resource) => ({
+    schemas: [RESOURCE_TYPE_SCHEMA],
+    id: resource.name,
+    name: resource.name,
+    endpoint: resource.endpoint,
+    description: resource.core.description,
+    schema: resource.core.id,
+    schemaExtensions: resource.extensions.map((extension) => ({ schema: extension.id, required: false })),
+    meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/${resource.name}` },
+  }));
 }
 
 export function findResourceType(baseUrl: string, id: string): ResourceTypeRepresentation | undefined {
@@ -69,8 +70,8 @@ export function findResourceType(baseUrl: string, id: string): ResourceTypeRepre
 }
 
 export function schemas(baseUrl: string): ScimSchemaRepresentation[] {
-  return [USER_RESOURCE_SCHEMA.core, ...USER_RESOURCE_SCHEMA.extensions].map((schema) =>
-    toSchemaRepresentation(schema, baseUrl),
+  return [USER_VIEW_SCHEMA.core, ...USER_RESOURCE_SCHEMA.extensions, GROUP_RESOURCE_SCHEMA.core].map(
+    (schema) => toSchemaRepresentation(schema, baseUrl),
   );
 }
 

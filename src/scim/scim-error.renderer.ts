@@ -42,10 +42,36 @@ export function scimErrorBody(
   };
 }
 
-export const renderScimError: ErrorRenderer = (request: FastifyRequest, status, envelope) =>
-  isScimPath(request.url)
-    ? { body: scimErrorBody(status, envelope), contentType: SCIM_CONTENT_TYPE }
-    : undefined;
+const RESOURCE = '(?:users|groups)';
+const SEGMENT = '[^/]+';
+/** The SCIM routes and their methods, for 405 answers (paths compared in any letter case, as routes match). */
+const SCIM_ROUTES: ReadonlyArray<[RegExp, readonly string[]]> = [
+  [new RegExp(`^/${RESOURCE}/?$`), ['GET', 'POST']],
+  [new RegExp(`^/${RESOURCE}/\\.search$`), ['POST']],
+  [new RegExp(`^/${RESOURCE}/${SEGMENT}$`), ['GET', 'PUT', 'PATCH', 'DELETE']],
+  [/^\/(?:serviceproviderconfig|resourcetypes|schemas)\/?$/, ['GET']],
+  [new RegExp(`^/(?:resourcetypes|schemas)/${SEGMENT}$`), ['GET']],
+];
+
+/** The methods a SCIM path is served for, or undefined when it is no SCIM route at all. */
+export function allowedScimMethods(url: string): readonly string[] | undefined {
+  if (!isScimPath(url)) return undefined;
+  const path = url.split('?')[0].toLowerCase().slice(SCIM_BASE_PATH.length);
+  return SCIM_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+export const renderScimError: ErrorRenderer = (request: FastifyRequest, status, envelope) => {
+  if (!isScimPath(request.url)) return undefined;
+  const body = scimErrorBody(status, envelope);
+  // The platform's messages name application/json; a SCIM client sent application/scim+json.
+  const contentType = request.headers['content-type'];
+  if (typeof contentType === 'string' && /^application\/scim\+json/i.test(contentType)) {
+    body.detail = body.detail.replaceAll('application/json', 'application/scim+json');
+  }
+  if (status === 415)
+    body.detail = body.detail.replace(/send application\/json\.$/, 'send application/scim+json.');
+  return { body, contentType: SCIM_CONTENT_TYPE };
+};
 
 let registered = false;
 

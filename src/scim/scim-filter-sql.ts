@@ -378,6 +378,11 @@ class Translator {
 
   /** A comparison on one possibly-null value, TRUE or FALSE (never NULL). */
   private compareSingle(leaf: Leaf, operator: ScimCompareOperator, value: ScimFilterValue): string {
+    if (value !== null && leaf.definition.type === 'boolean' && leaf.definition.name === 'primary') {
+      // An absent primary is false (RFC 7643 §2.4), as the evaluator reads it.
+      const absentIsFalse = `COALESCE(${leaf.expression}, ${this.postgres ? "'false'" : '0'})`;
+      return this.booleanComparison({ ...leaf, expression: absentIsFalse }, operator, value);
+    }
     const { expression } = leaf;
     if (value === null) {
       if (operator === 'eq') return `(${expression} IS NULL)`;

@@ -2,6 +2,13 @@
 // meta.location (from the request's host, so it is right behind a proxy with TRUST_PROXY), and the list query
 // parameters of RFC 7644 §3.4.2 (startIndex/count are integers; out-of-range values are clamped as §3.4.2.4 says).
 import type { FastifyRequest } from 'fastify';
+import {
+  AttributeProjectionError,
+  parseAttributeNames,
+  type AttributeProjection,
+  type ProjectedName,
+} from './schema/attribute-projection.js';
+import type { ScimResourceSchema } from './schema/scim-schema.types.js';
 import { SCIM_BASE_PATH } from './scim-error.renderer.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import { DEFAULT_COUNT, MAX_RESULTS, type ListQuery } from './scim-users.service.js';
@@ -51,4 +58,67 @@ export function parseListQuery(source: Readonly<Record<string, unknown>>): ListQ
   const startIndex = Math.min(Math.max(integer(source, 'startIndex') ?? 1, 1), MAX_START_INDEX);
   const count = Math.min(Math.max(integer(source, 'count') ?? DEFAULT_COUNT, 0), MAX_RESULTS);
   return { ...(typeof filter === 'string' ? { filter } : {}), startIndex, count };
+}
+
+/**
+ * RFC 7644 §3.4.2.5 `attributes` / `excludedAttributes` (query string: comma-separated; /.search body: arrays or
+ * strings). Both at once is ambiguous: 400 invalidValue.
+ */
+export function parseProjection(
+  source: Readonly<Record<string, unknown>>,
+  resource: ScimResourceSchema,
+): AttributeProjection {
+  const read = (name: string): ProjectedName[] | undefined => {
+    const raw = parameter(source, name);
+    if (raw === undefined || raw === null || raw === '') return undefined;
+    if (typeof raw !== 'string' && !(Array.isArray(raw) && raw.every((item) => typeof item === 'string'))) {
+      throw ScimError.badRequest(
+        ScimErrorCode.InvalidValue,
+        `${name} must be a comma-separated list of names`,
+      );
+    }
+    try {
+      return parseAttributeNames(raw, resource, name);
+    } catch (error) {
+      if (error instanceof AttributeProjectionError) {
+        throw ScimError.badRequest(ScimErrorCode.InvalidValue, error.message);
+      }
+      throw error;
+    }
+  };
+  const attributes = read('attributes');
+  const excluded = read('excludedAttributes');
+  if (attributes !== undefined && excluded !== undefined) {
+    throw ScimError.badRequest(
+      ScimErrorCode.InvalidValue,
+      'attributes and excludedAttributes cannot be given together',
+    );
+  }
+  return {
+    ...(attributes !== undefined ? { attributes } : {}),
+    ...(excluded !== undefined ? { excluded } : {}),
+  };
+}
+
+/** RFC 7644 §3.4.2.3 `sortBy` (an attribute name, resolved by the resource) and `sortOrder`. */
+export function parseSort(
+  source: Readonly<Record<string, unknown>>,
+): { sortBy: string; descending: boolean } | undefined {
+  const sortBy = parameter(source, 'sortBy');
+  const sortOrder = parameter(source, 'sortOrder');
+  let descending = false;
+  if (sortOrder !== undefined && sortOrder !== null && sortOrder !== '') {
+    const order = typeof sortOrder === 'string' ? sortOrder.toLowerCase() : undefined;
+    if (order !== 'ascending' && order !== 'descending') {
+      throw ScimError.badRequest(
+        ScimErrorCode.InvalidValue,
+        `sortOrder must be "ascending" or "descending", got ${JSON.stringify(sortOrder)}`,
+      );
+    }
+    descending = order === 'descending';
+  }
+  if (sortBy === undefined || sortBy === null || sortBy === '') return undefined;
+  if (typeof sortBy !== 'string')
+    throw ScimError.badRequest(ScimErrorCode.InvalidValue, 'sortBy must be a string');
+  return { sortBy: sortBy.trim(), descending };
 }

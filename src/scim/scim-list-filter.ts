@@ -12,6 +12,26 @@ import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
  */
 export const MAX_FILTER_LENGTH = 10_000;
 export const MAX_FILTER_DEPTH = 100;
+/**
+ * Comparisons per filter (issue 14): a 240-term filter over users with thousands of emails each held the process
+ * for seconds. Past this, 400 tooMany: the filter is more than the service is willing to evaluate.
+ */
+export const MAX_FILTER_TERMS = 100;
+
+/** Comparisons (compare and present nodes) in a filter. */
+export function countFilterTerms(filter: ScimFilter): number {
+  switch (filter.kind) {
+    case 'and':
+    case 'or':
+      return countFilterTerms(filter.left) + countFilterTerms(filter.right);
+    case 'not':
+    case 'valuePath':
+      return countFilterTerms(filter.filter);
+    case 'compare':
+    case 'present':
+      return 1;
+  }
+}
 
 function depthOf(filter: ScimFilter): number {
   switch (filter.kind) {
@@ -33,11 +53,19 @@ export function parseListFilter(text: string): ScimFilter {
   if (text.length > MAX_FILTER_LENGTH) {
     throw tooComplex(`The filter is longer than ${String(MAX_FILTER_LENGTH)} characters`);
   }
+  if (text.includes('\u0000')) throw tooComplex('The filter contains a NUL character (U+0000)');
   let filter: ScimFilter;
   try {
     filter = resolveFilter(parseFilter(text));
   } catch (error) {
     rethrowEngineError(error, ScimErrorCode.InvalidFilter);
+  }
+  const terms = countFilterTerms(filter);
+  if (terms > MAX_FILTER_TERMS) {
+    throw ScimError.badRequest(
+      ScimErrorCode.TooMany,
+      `The filter has ${String(terms)} comparisons; at most ${String(MAX_FILTER_TERMS)}`,
+    );
   }
   if (depthOf(filter) > MAX_FILTER_DEPTH) {
     throw tooComplex(`The filter nests deeper than ${String(MAX_FILTER_DEPTH)} levels`);

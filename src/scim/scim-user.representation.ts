@@ -40,9 +40,21 @@ export interface ScimEmailView {
   primary: boolean;
 }
 
+/** The interface document's Id/DisplayName, and RFC 7643's value/display/type/primary (type, primary as sent). */
 export interface ScimRoleView {
   Id: string | null;
   DisplayName: string | null;
+  value: string | null;
+  display: string | null;
+  type?: string;
+  primary?: boolean;
+}
+
+export interface ScimUserGroupView {
+  value: string;
+  $ref: string;
+  display: string;
+  type: 'direct';
 }
 
 /** The response body of every User operation (operation 3's documented shape first). */
@@ -63,6 +75,8 @@ export interface ScimUserView {
   emails: ScimEmailView[] | null;
   nfc: string | null;
   roles: ScimRoleView[] | null;
+  /** Read-only (RFC 7643 §4.1.2): the groups the user is a direct member of; absent when none. */
+  groups?: ScimUserGroupView[];
   nickName?: string;
   title?: string;
   userType?: string;
@@ -165,7 +179,14 @@ export function toUserView(entity: Readonly<ScimUserEntity>, baseUrl: string): S
       primary: email.primary === true,
     })),
     nfc: text(user.nfc),
-    roles: listOrNull(user.roles, (role) => ({ Id: text(role.value), DisplayName: text(role.display) })),
+    roles: listOrNull(user.roles, (role) => ({
+      Id: text(role.value),
+      DisplayName: text(role.display),
+      value: text(role.value),
+      display: text(role.display),
+      ...(typeof role.type === 'string' ? { type: role.type } : {}),
+      ...(typeof role.primary === 'boolean' ? { primary: role.primary } : {}),
+    })),
   };
   if (user.nickName !== undefined) view.nickName = user.nickName;
   if (user.title !== undefined) view.title = user.title;

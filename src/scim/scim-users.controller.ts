@@ -36,15 +36,50 @@ import {
 } from './dto/scim-user.dto.js';
 import { isPlainObject } from './patch/scim-patch-request.js';
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
-import { parseListQuery, scimBaseUrl, singleHeader } from './scim-http.js';
+import { USER_VIEW_SCHEMA } from './schema/group-schema.js';
+import { projectResource, type AttributeProjection } from './schema/attribute-projection.js';
+import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
 import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
-import { ScimUsersService, type ScimListResponse } from './scim-users.service.js';
+import {
+  ScimUsersService,
+  userSortKey,
+  type ListQuery,
+  type ScimListResponse,
+} from './scim-users.service.js';
 
 const ID_PARAM = { name: 'id', example: '2819c223-7f76-453a-919d-413861904646' };
 const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
+
+function userProjection(source: Readonly<Record<string, unknown>>): AttributeProjection {
+  return parseProjection(source, USER_VIEW_SCHEMA);
+}
+
+function userListQuery(source: Readonly<Record<string, unknown>>): ListQuery {
+  const query = parseListQuery(source);
+  const sort = parseSort(source);
+  if (sort === undefined) return query;
+  const key = userSortKey(sort.sortBy);
+  if (key === undefined) {
+    throw ScimError.badRequest(
+      ScimErrorCode.InvalidValue,
+      `Users can be sorted by id, userName, externalId, meta.created or meta.lastModified, not "${sort.sortBy}"`,
+    );
+  }
+  return { ...query, sort: { key, descending: sort.descending } };
+}
+
+function projectList(list: ScimListResponse, projection: AttributeProjection): ScimListResponse {
+  if (projection.attributes === undefined && projection.excluded === undefined) return list;
+  return {
+    ...list,
+    Resources: list.Resources.map(
+      (user) => projectResource(user, USER_VIEW_SCHEMA, projection) as ScimUserView,
+    ),
+  };
+}
 
 /** SCIM 2.0 Users (RFC 7644 §3.3–§3.7); PATCH is operation 3 of the interface document. */
 @ApiTags('Scim')
@@ -64,12 +99,14 @@ export class ScimUsersController {
   @ApiScimErrorResponses(409)
   async create(
     @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ScimUserView> {
+  ): Promise<Partial<ScimUserView>> {
+    const projection = userProjection(query);
     const user = await this.users.create(body, scimBaseUrl(request));
     reply.header('Location', user.meta.location).header('ETag', user.meta.version);
-    return user;
+    return projectResource(user, USER_VIEW_SCHEMA, projection);
   }
 
   @Get()
@@ -93,7 +130,10 @@ export class ScimUsersController {
     @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
   ): Promise<ScimListResponse> {
-    return this.users.list(parseListQuery(query), scimBaseUrl(request));
+    return projectList(
+      await this.users.list(userListQuery(query), scimBaseUrl(request)),
+      userProjection(query),
+    );
   }
 
   @Post('.search')
@@ -111,7 +151,10 @@ export class ScimUsersController {
     if (!isPlainObject(body)) {
       throw ScimError.badRequest(ScimErrorCode.InvalidSyntax, 'A SearchRequest body must be a JSON object');
     }
-    return this.users.list(parseListQuery(body), scimBaseUrl(request));
+    return projectList(
+      await this.users.list(userListQuery(body), scimBaseUrl(request)),
+      userProjection(body),
+    );
   }
 
   @Get(':id')
@@ -125,9 +168,11 @@ export class ScimUsersController {
   @ApiScimErrorResponses(404)
   async get(
     @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    const projection = userProjection(query);
     const ifNoneMatch = singleHeader(request, 'if-none-match');
     if (ifNoneMatch !== undefined) {
       const version = await this.users.version(id);
@@ -141,7 +186,7 @@ export class ScimUsersController {
       .code(200)
       .header('Content-Type', SCIM_CONTENT_TYPE)
       .header('ETag', user.meta.version)
-      .send(user);
+      .send(projectResource(user, USER_VIEW_SCHEMA, projection));
   }
 
   @Put(':id')
@@ -156,12 +201,14 @@ export class ScimUsersController {
   async replace(
     @Param('id') id: string,
     @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ScimUserView> {
+  ): Promise<Partial<ScimUserView>> {
+    const projection = userProjection(query);
     const user = await this.users.replace(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
     reply.header('ETag', user.meta.version);
-    return user;
+    return projectResource(user, USER_VIEW_SCHEMA, projection);
   }
 
   @Patch(':id')
@@ -181,12 +228,14 @@ export class ScimUsersController {
   async patch(
     @Param('id') id: string,
     @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ScimUserView> {
+  ): Promise<Partial<ScimUserView>> {
+    const projection = userProjection(query);
     const user = await this.users.patch(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
     reply.header('ETag', user.meta.version);
-    return user;
+    return projectResource(user, USER_VIEW_SCHEMA, projection);
   }
 
   @Delete(':id')

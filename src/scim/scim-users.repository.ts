@@ -3,14 +3,24 @@
 // left to the unique index so that concurrent creates cannot both win.
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, type Repository } from 'typeorm';
+import { In, QueryFailedError, type Repository } from 'typeorm';
+import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import type { ScimFilter } from './filter/scim-filter.types.js';
 import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
 import { ScimError } from './scim.errors.js';
+import type { UserSort, UserSortKey } from './scim-users.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALIAS = 'scim_user';
+/** userName sorts case-insensitively (its caseExact is false): by the lower-cased column. */
+const SORT_COLUMNS: Record<UserSortKey, string> = {
+  id: 'id',
+  userName: 'userNameLower',
+  externalId: 'externalId',
+  created: 'createdAt',
+  lastModified: 'lastModified',
+};
 
 export interface UserPage {
   totalResults: number;
@@ -76,22 +86,49 @@ export class ScimUsersRepository {
     }
   }
 
-  /** Deletes the user (only at `expectedVersion` when given); false when nothing was deleted. */
+  /**
+   * Deletes the user (only at `expectedVersion` when given) and its memberships, bumping the version of every
+   * group it was in (a membership change); false when nothing was deleted.
+   */
   async delete(id: string, expectedVersion?: number): Promise<boolean> {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
-    const result = await this.users.delete(
-      expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
-    );
-    return (result.affected ?? 0) > 0;
+    return this.users.manager.transaction(async (manager) => {
+      // Read the memberships first: the foreign key's cascade removes them with the user.
+      const memberships = await manager.find(ScimGroupMemberEntity, {
+        select: { groupId: true },
+        where: { userId: normalized },
+      });
+      const result = await manager.delete(
+        ScimUserEntity,
+        expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
+      );
+      if ((result.affected ?? 0) === 0) return false;
+      if (memberships.length > 0) {
+        await manager
+          .createQueryBuilder()
+          .update(ScimGroupEntity)
+          .set({ version: () => 'version + 1', lastModified: new Date() })
+          .where({ id: In(memberships.map((row) => row.groupId)) })
+          .execute();
+        await manager.delete(ScimGroupMemberEntity, { userId: normalized });
+      }
+      return true;
+    });
   }
 
   /**
-   * One page of the users matching `filter` (all users without one), oldest first, and how many match in all.
-   * The total comes from a window function on the page query itself; a separate COUNT runs only when the page is
-   * empty (count 0, or startIndex past the end).
+   * One page of the users matching `filter` (all users without one), oldest first unless `sort` says otherwise,
+   * and how many match in all. The page is read in index order (created_at, id) with LIMIT/OFFSET, and the total
+   * by a separate COUNT: a window function over the page query (`COUNT(*) OVER ()`) made the database sort every
+   * matching row for every page.
    */
-  async search(filter: ScimFilter | undefined, offset: number, limit: number): Promise<UserPage> {
+  async search(
+    filter: ScimFilter | undefined,
+    offset: number,
+    limit: number,
+    sort?: UserSort,
+  ): Promise<UserPage> {
     const condition =
       filter === undefined ? undefined : filterToSql(filter, { dialect: this.dialect, alias: ALIAS });
     const query = () => {
@@ -99,17 +136,22 @@ export class ScimUsersRepository {
       if (condition !== undefined) builder.where(condition.sql, { ...condition.parameters });
       return builder;
     };
-    if (limit > 0) {
-      const { entities, raw } = await query()
-        .addSelect('COUNT(*) OVER ()', 'scim_total')
-        .orderBy(`${ALIAS}.createdAt`, 'ASC')
-        .addOrderBy(`${ALIAS}.id`, 'ASC')
-        .offset(offset)
-        .limit(limit)
-        .getRawAndEntities<{ scim_total: number | string }>();
-      const first = raw.at(0);
-      if (first !== undefined) return { totalResults: Number(first.scim_total), users: entities };
+    const totalResults = await query().getCount();
+    if (limit <= 0 || offset >= totalResults) return { totalResults, users: [] };
+    const builder = query();
+    if (sort === undefined) {
+      builder.orderBy(`${ALIAS}.createdAt`, 'ASC').addOrderBy(`${ALIAS}.id`, 'ASC');
+    } else {
+      const direction = sort.descending ? 'DESC' : 'ASC';
+      builder
+        .orderBy(
+          `${ALIAS}.${SORT_COLUMNS[sort.key]}`,
+          direction,
+          sort.descending ? 'NULLS LAST' : 'NULLS FIRST',
+        )
+        .addOrderBy(`${ALIAS}.id`, direction);
     }
-    return { totalResults: await query().getCount(), users: [] };
+    const users = await builder.offset(offset).limit(limit).getMany();
+    return { totalResults, users };
   }
 }

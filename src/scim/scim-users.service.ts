@@ -6,13 +6,22 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { normalizeUserInput } from './patch/normalize-user-input.js';
-import { jsonEqual } from './patch/scim-value-coercion.js';
+import { jsonEqual, MAX_MULTI_VALUES } from './patch/scim-value-coercion.js';
 import { applyUserPatch } from './patch/scim-patch.js';
+import { parsePatchRequest } from './patch/scim-patch-request.js';
 import type { ScimUser } from './schema/user-schema.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import { parseListFilter } from './scim-list-filter.js';
-import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
-import { toCanonicalUser, toStoredParts, toUserView, type ScimUserView } from './scim-user.representation.js';
+import { checkNoNul, rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
+import { groupLocation } from './scim-group.representation.js';
+import { ScimGroupsRepository } from './scim-groups.repository.js';
+import {
+  toCanonicalUser,
+  toStoredParts,
+  toUserView,
+  type ScimUserGroupView,
+  type ScimUserView,
+} from './scim-user.representation.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
 
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -39,14 +48,99 @@ export interface ListQuery {
   startIndex: number;
   /** Already clamped to 0…MAX_RESULTS. */
   count: number;
+  sort?: UserSort;
+}
+
+export type UserSortKey = 'id' | 'userName' | 'externalId' | 'created' | 'lastModified';
+
+export interface UserSort {
+  key: UserSortKey;
+  descending: boolean;
+}
+
+const USER_SORT_KEYS: Readonly<Record<string, UserSortKey>> = {
+  id: 'id',
+  username: 'userName',
+  externalid: 'externalId',
+  'meta.created': 'created',
+  'meta.lastmodified': 'lastModified',
+};
+
+/** RFC 7644 §3.4.2.3 sortBy for Users: the attributes with a column (and index); URN-qualified names too. */
+export function userSortKey(sortBy: string): UserSortKey | undefined {
+  const name = sortBy.toLowerCase().replace('urn:ietf:params:scim:schemas:core:2.0:user:', '');
+  return USER_SORT_KEYS[name];
 }
 
 /** The request's `If-Match` header (RFC 7232 §3.1, SCIM compares weakly: RFC 7644 §3.14). */
 export type IfMatch = string | undefined;
 
+/** Array elements across all operation values of one user PATCH (issue 14: bounded work per request). */
+export const MAX_PATCH_VALUES = 2_000;
+
+/** Counts the array elements in a PATCH body's values before any is applied (each add compares with the rest). */
+function checkPatchValueCount(body: unknown): void {
+  let operations;
+  try {
+    operations = parsePatchRequest(body);
+  } catch (error) {
+    rethrowEngineError(error);
+  }
+  let total = 0;
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 4 || total > MAX_PATCH_VALUES) return;
+    if (Array.isArray(value)) {
+      total += value.length;
+      for (const item of value) visit(item, depth + 1);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const member of Object.values(value)) visit(member, depth + 1);
+    }
+  };
+  for (const operation of operations) visit(operation.value, 0);
+  if (total > MAX_PATCH_VALUES) {
+    throw ScimError.badRequest(
+      ScimErrorCode.InvalidValue,
+      `The PATCH carries more than ${String(MAX_PATCH_VALUES)} values in all; send fewer per request`,
+    );
+  }
+}
+
 @Injectable()
 export class ScimUsersService {
-  constructor(private readonly repository: ScimUsersRepository) {}
+  constructor(
+    private readonly repository: ScimUsersRepository,
+    private readonly groups: ScimGroupsRepository,
+  ) {}
+
+  /** Fills the read-only `groups` attribute of the given users (one query for all of them). */
+  private async withGroups<T extends ScimUserView | ScimUserView[]>(views: T, baseUrl: string): Promise<T> {
+    const list: ScimUserView[] = Array.isArray(views) ? views : [views];
+    if (list.length === 0) return views;
+    const rows = await this.groups.groupsOf(list.map((view) => view.id));
+    const byUser = new Map<string, ScimUserGroupView[]>();
+    for (const row of rows) {
+      const groups = byUser.get(row.userId) ?? [];
+      groups.push({
+        value: row.groupId,
+        $ref: groupLocation(baseUrl, row.groupId),
+        display: row.displayName,
+        type: 'direct',
+      });
+      byUser.set(row.userId, groups);
+    }
+    for (const view of list) {
+      const groups = byUser.get(view.id);
+      if (groups !== undefined) {
+        // Keep the documented member order: groups right after roles.
+        const entries = Object.entries(view);
+        const at = entries.findIndex(([key]) => key === 'roles') + 1;
+        entries.splice(at, 0, ['groups', groups]);
+        for (const key of Object.keys(view)) Reflect.deleteProperty(view, key);
+        Object.assign(view, Object.fromEntries(entries));
+      }
+    }
+    return views;
+  }
 
   async create(body: unknown, baseUrl: string): Promise<ScimUserView> {
     const user = this.normalize(body);
@@ -67,7 +161,7 @@ export class ScimUsersService {
   }
 
   async get(id: string, baseUrl: string): Promise<ScimUserView> {
-    return toUserView(await this.load(id), baseUrl);
+    return this.withGroups(toUserView(await this.load(id), baseUrl), baseUrl);
   }
 
   /** The current version of a user, for conditional GETs. */
@@ -80,7 +174,7 @@ export class ScimUsersService {
       query.filter !== undefined && query.filter.trim() !== '' ? parseListFilter(query.filter) : undefined;
     let page;
     try {
-      page = await this.repository.search(filter, query.startIndex - 1, query.count);
+      page = await this.repository.search(filter, query.startIndex - 1, query.count, query.sort);
     } catch (error) {
       rethrowEngineError(error);
     }
@@ -89,7 +183,10 @@ export class ScimUsersService {
       totalResults: page.totalResults,
       startIndex: query.startIndex,
       itemsPerPage: page.users.length,
-      Resources: page.users.map((user) => toUserView(user, baseUrl)),
+      Resources: await this.withGroups(
+        page.users.map((user) => toUserView(user, baseUrl)),
+        baseUrl,
+      ),
     };
   }
 
@@ -106,6 +203,7 @@ export class ScimUsersService {
 
   /** PATCH (RFC 7644 §3.5.2, operation 3): all operations apply, or none. */
   async patch(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string): Promise<ScimUserView> {
+    checkPatchValueCount(body);
     return this.update(id, ifMatch, baseUrl, (current) => {
       let patched: ScimUser;
       try {
@@ -149,6 +247,15 @@ export class ScimUsersService {
   }
 
   private checkSizes(user: ScimUser): void {
+    checkNoNul(user, 'User');
+    for (const [name, value] of Object.entries(user)) {
+      if (Array.isArray(value) && name !== 'schemas' && value.length > MAX_MULTI_VALUES) {
+        throw ScimError.badRequest(
+          ScimErrorCode.InvalidValue,
+          `${name} has ${String(value.length)} values; at most ${String(MAX_MULTI_VALUES)}`,
+        );
+      }
+    }
     if (typeof user.userName !== 'string' || user.userName.trim() === '') {
       throw ScimError.badRequest(ScimErrorCode.InvalidValue, 'userName is required and cannot be empty');
     }
@@ -189,15 +296,18 @@ export class ScimUsersService {
         parts.userName === current.userName &&
         parts.externalId === current.externalId &&
         jsonEqual(parts.attributes, current.attributes);
-      if (unchanged) return toUserView(current, baseUrl);
+      if (unchanged) return this.withGroups(toUserView(current, baseUrl), baseUrl);
       const changes = {
         ...parts,
         userNameLower: parts.userName.toLowerCase(),
         lastModified: new Date(),
       };
       if (await this.repository.updateIfVersion(current.id, current.version, changes)) {
-        return toUserView(
-          Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
+        return this.withGroups(
+          toUserView(
+            Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
+            baseUrl,
+          ),
           baseUrl,
         );
       }

@@ -102,3 +102,24 @@ export function rethrowEngineError(error: unknown, overflowType = ScimErrorCode.
   if (isStackOverflow(error)) throw ScimError.badRequest(overflowType, 'The request nests too deeply');
   throw error;
 }
+
+/**
+ * PostgreSQL cannot store U+0000 in text or jsonb (a 500 there, issue 14): refuse it on both engines, naming the
+ * attribute. Walks the (already size-bounded) parsed resource.
+ */
+export function checkNoNul(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) {
+      throw ScimError.badRequest(ScimErrorCode.InvalidValue, `${path} contains a NUL character (U+0000)`);
+    }
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => checkNoNul(item, `${path}[${String(index)}]`));
+    return;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, member] of Object.entries(value))
+      checkNoNul(member, path === 'User' ? key : `${path}.${key}`);
+  }
+}

@@ -5,9 +5,20 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { registerEntities } from '../database/entity-registry.js';
+import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { ScimDiscoveryController } from './scim-discovery.controller.js';
-import { registerScimErrorRenderer, rewritePlatformError, SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
+import {
+  allowedScimMethods,
+  registerScimErrorRenderer,
+  rewritePlatformError,
+  SCIM_CONTENT_TYPE,
+  SCIM_ERROR_SCHEMA,
+} from './scim-error.renderer.js';
+import { ScimGroupsController } from './scim-groups.controller.js';
+import { ScimGroupsRepository } from './scim-groups.repository.js';
+import { ScimGroupsService } from './scim-groups.service.js';
 import { ScimUsersController } from './scim-users.controller.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
 import { ScimUsersService } from './scim-users.service.js';
@@ -15,9 +26,11 @@ import { ScimUsersService } from './scim-users.service.js';
 type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdapter']>['getInstance']>;
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ScimUserEntity])],
-  controllers: [ScimUsersController, ScimDiscoveryController],
-  providers: [ScimUsersService, ScimUsersRepository],
+  imports: [
+    TypeOrmModule.forFeature(registerEntities([ScimUserEntity, ScimGroupEntity, ScimGroupMemberEntity])),
+  ],
+  controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController],
+  providers: [ScimUsersService, ScimUsersRepository, ScimGroupsService, ScimGroupsRepository],
 })
 export class ScimModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {
@@ -29,6 +42,29 @@ export class ScimModule implements OnModuleInit {
     // No HTTP adapter in the maintenance CLI: nothing to hook there.
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
+    // RFC 7644 §3.12 / RFC 9110 §15.5.6: a SCIM path that exists but not for this method is 405 with Allow.
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!request.is404) {
+        done();
+        return;
+      }
+      const allowed = allowedScimMethods(request.url);
+      if (allowed === undefined || allowed.includes(request.method)) {
+        done();
+        return;
+      }
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .header('content-type', SCIM_CONTENT_TYPE)
+        .send(
+          JSON.stringify({
+            schemas: [SCIM_ERROR_SCHEMA],
+            status: '405',
+            detail: `${request.method} is not allowed on ${request.url.split('?')[0]}; use ${allowed.join(', ')}.`,
+          }),
+        );
+    });
     fastify.addHook('onSend', (request, reply, payload, done) => {
       if (reply.statusCode < 400) {
         done(null, payload);

@@ -65,7 +65,12 @@ function dto(prop: string, ...decorators: PropertyDecorator[]): DtoClass {
 /** class-validator as the Nest ValidationPipe runs it (whitelist + forbidNonWhitelisted), the reference. */
 function classValidatorAccepts(cls: DtoClass, input: object): boolean {
   const instance = plainToInstance(cls as new () => object, input);
-  return validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }).length === 0;
+  try {
+    return validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }).length === 0;
+  } catch {
+    // class-validator lets validator.js throw (IsEmail on a lone surrogate): that is a refusal, not a pass.
+    return false;
+  }
 }
 
 function errorsOf(cls: DtoClass, input: unknown, source: 'body' | 'query' = 'body'): FieldError[] {
@@ -318,6 +323,8 @@ const CASES: DecoratorCase[] = [
     invalid: [
       ['ada@', 'Email must be an email'],
       ['ada example.com', 'Email must be an email'],
+      // A lone surrogate makes validator.js throw (encodeURI): refused, never a 500.
+      ['\ud800@example.com', 'Email must be an email'],
     ],
   },
   {

@@ -351,7 +351,14 @@ export const NATIVE_CHECKS: ReadonlyMap<string, CheckBuilder> = new Map<string, 
       const options = c[0] as Parameters<typeof isEmail>[1];
       return {
         rank: RANK_RULE,
-        test: (v) => isEmail(v, options),
+        // validator.js measures the address with encodeURI, which throws on a lone surrogate: not an email.
+        test: (v) => {
+          try {
+            return isEmail(v, options);
+          } catch {
+            return false;
+          }
+        },
         message: (l) => `${l} must be an email`,
         schema: { type: 'string', format: 'email' },
       };

@@ -25,6 +25,8 @@ export interface SmtpTestServer {
   messages: ReceivedMessage[];
   /** Every AUTH attempt, accepted or not. */
   logins: Array<{ username: string; accepted: boolean }>;
+  /** What every AUTH carried, as a server (or anyone on the path, without TLS) reads it. */
+  credentials: Array<{ username: string; password: string; secure: boolean }>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export interface SmtpTestServerOptions {
 export async function startSmtpServer(options: SmtpTestServerOptions = {}): Promise<SmtpTestServer> {
   const messages: ReceivedMessage[] = [];
   const logins: SmtpTestServer['logins'] = [];
+  const credentials: SmtpTestServer['credentials'] = [];
   const disabled = [...(options.tls ? [] : ['STARTTLS']), ...(options.users ? [] : ['AUTH'])];
   const rejected = new Set((options.rejectRecipients ?? []).map((address) => address.toLowerCase()));
   const server = new SMTPServer({
@@ -49,7 +52,12 @@ export async function startSmtpServer(options: SmtpTestServerOptions = {}): Prom
     allowInsecureAuth: true,
     disableReverseLookup: true,
     logger: false,
-    onAuth(auth, _session, callback) {
+    onAuth(auth, session, callback) {
+      credentials.push({
+        username: auth.username ?? '',
+        password: auth.password ?? '',
+        secure: session.secure,
+      });
       const users = options.users ?? {};
       const username = auth.username ?? '';
       const accepted = Object.hasOwn(users, username) && users[username] === auth.password;
@@ -88,6 +96,7 @@ export async function startSmtpServer(options: SmtpTestServerOptions = {}): Prom
     port,
     messages,
     logins,
+    credentials,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -103,6 +112,39 @@ export async function startSilentServer(): Promise<{ port: number; close(): Prom
   const port = await listen(server);
   return {
     port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A listener that is not an SMTP server: it greets with `banner` (a NATS `INFO {...}` line, a database's handshake)
+ * and records what clients send it.
+ */
+export async function startBannerServer(
+  banner: string | Buffer,
+  host = '127.0.0.1',
+): Promise<{ port: number; connections: number; received: string[]; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const state = { connections: 0, received: [] as string[] };
+  const server = net.createServer((socket) => {
+    state.connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => state.received.push(chunk.toString('latin1')));
+    socket.write(banner);
+  });
+  const port = await listen(server, host);
+  return {
+    port,
+    get connections() {
+      return state.connections;
+    },
+    received: state.received,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -154,10 +196,10 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   }
 }
 
-function listen(server: net.Server): Promise<number> {
+function listen(server: net.Server, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const address = server.address();
       if (address === null || typeof address === 'string') reject(new Error('no TCP address'));
       else resolve(address.port);

@@ -22,6 +22,10 @@ export class ApiKey {
   @Column({ type: 'varchar', length: 200 })
   scopes!: string;
 
+  /** Comma-separated tenants (lower-case domains) the key may act for; null = every tenant. */
+  @Column({ type: 'varchar', length: 2000, nullable: true })
+  domains!: string | null;
+
   @InstantColumn({ name: 'created_at' })
   createdAt!: Date;
 

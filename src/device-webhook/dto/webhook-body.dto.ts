@@ -12,13 +12,17 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { AllowUnknownProperties } from '../../validation/compile-dto.js';
 import { OptionalNested } from '../../common/dto/nested.js';
+import { SMARTTHINGS_ID } from '../smartapp/smartthings-id.js';
 
 const ID_LENGTH = 100;
+const SMARTTHINGS_ID_MESSAGE =
+  '$property must be a SmartThings id (letters, digits, ".", "_" and "-", not starting with ".")';
 const TOKEN_LENGTH = 8192;
 
 @AllowUnknownProperties()
@@ -27,6 +31,7 @@ export class DeviceConfigDto {
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   DeviceId?: string | null;
 
   @ApiPropertyOptional({ example: 'main' })
@@ -99,12 +104,14 @@ export class InstalledAppBodyDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   InstalledAppId!: string;
 
   @ApiPropertyOptional({ example: 'e675a3d9-2499-406c-86dc-8a492a886494' })
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   LocationId?: string | null;
 
   @ApiPropertyOptional({ type: ConfigDto })
@@ -149,6 +156,7 @@ export class ConfigurationDataDto {
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   InstalledAppId?: string | null;
 
   @ApiPropertyOptional({ example: 'INITIALIZE', description: 'INITIALIZE or PAGE' })
@@ -228,12 +236,14 @@ export class DeviceEventDto {
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   LocationId?: string | null;
 
   @ApiPropertyOptional({ example: '31192dc9-eb45-4d90-b606-21e9b66d8c2b' })
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   DeviceId?: string | null;
 
   @ApiPropertyOptional({ example: 'main' })
@@ -352,6 +362,7 @@ export class OAuthCallbackDataDto {
   @IsOptional()
   @IsString()
   @MaxLength(ID_LENGTH)
+  @Matches(SMARTTHINGS_ID, { message: SMARTTHINGS_ID_MESSAGE })
   InstalledAppId?: string | null;
 
   @ApiPropertyOptional({ example: '/oauth/callback?code=…' })

@@ -294,5 +294,50 @@ describe('createKeyResolver', () => {
       await resolve('/pl/r/a');
       expect(fake.urls).toHaveLength(4);
     });
+
+    it('fetches only ids of the shape /pl/<region>/<id>', async () => {
+      const fake = fakeFetch(serveCertificate);
+      const resolve = createKeyResolver({ keyUrlBase: KEY_URL, fetch: fake.fetch });
+      for (const keyId of ['/pl/onlyone', '/pl/r/a/b', `/pl/${'r'.repeat(33)}/a`, '/pl/r/.hidden']) {
+        expect(await resolve(keyId)).toBeUndefined();
+      }
+      expect(fake.urls).toEqual([]);
+      expect(spki(await resolve('/pl/useast1/1d-2f'))).toBe(spki(certificateKey));
+    });
+
+    it('fetches at most maxFetchesPerMinute unknown ids, and answers cached ones meanwhile', async () => {
+      const time = clock();
+      const fake = fakeFetch(() => Promise.resolve(response('not found', 404)));
+      const errors: string[] = [];
+      const resolve = createKeyResolver({
+        keyUrlBase: KEY_URL,
+        fetch: fake.fetch,
+        now: time.now,
+        maxFetchesPerMinute: 3,
+        onFetchError: (keyId) => errors.push(keyId),
+      });
+      for (let i = 0; i < 10; i++) await resolve(`/pl/r/made-up-${i}`);
+      expect(fake.urls).toHaveLength(3);
+      expect(errors).toHaveLength(10);
+      time.advance(60_000);
+      await resolve('/pl/r/made-up-9');
+      expect(fake.urls).toHaveLength(4);
+    });
+
+    it('keeps verified keys apart from failures, so made-up ids cannot push a good key out', async () => {
+      const fake = fakeFetch(serveCertificate, () => Promise.resolve(response('nope', 404)));
+      const resolve = createKeyResolver({
+        keyUrlBase: KEY_URL,
+        fetch: fake.fetch,
+        maxCachedKeys: 1,
+        maxCachedFailures: 2,
+        maxFetchesPerMinute: 100,
+      });
+      expect(spki(await resolve(TEST_PLATFORM_KEY_ID))).toBe(spki(certificateKey));
+      for (let i = 0; i < 20; i++) await resolve(`/pl/r/bogus-${i}`);
+      const fetches = fake.urls.length;
+      expect(spki(await resolve(TEST_PLATFORM_KEY_ID))).toBe(spki(certificateKey));
+      expect(fake.urls).toHaveLength(fetches);
+    });
   });
 });

@@ -28,8 +28,12 @@ export interface KeyResolverOptions {
   failureTtlMs?: number;
   /** Default 5 s: SmartThings gives the whole lifecycle call 10 s. */
   fetchTimeoutMs?: number;
-  /** Bound on cached key ids (key ids come from unauthenticated requests). Default 256. */
+  /** Bound on cached verified keys. Default 256. Failures are kept apart, so they never push a good key out. */
   maxCachedKeys?: number;
+  /** Bound on remembered failed key ids (they come from unauthenticated requests). Default 1,024. */
+  maxCachedFailures?: number;
+  /** Fetches of not-yet-known key ids allowed per minute; past it an unknown id resolves to nothing. Default 10. */
+  maxFetchesPerMinute?: number;
   now?: () => number;
   /** Called with every failed fetch, so the caller can log it; the lookup itself just answers undefined. */
   onFetchError?: (keyId: string, error: unknown) => void;
@@ -45,9 +49,10 @@ export class KeyConfigurationError extends Error {
 export const SMARTTHINGS_KEY_ID_PREFIX = '/SmartThings/';
 export const PLATFORM_KEY_ID_PREFIX = '/pl/';
 
-// Key ids are attacker-supplied and get appended to a URL: allow only the characters SmartThings uses and no
-// dot segments, so a key id can neither leave the configured key host's path nor add a query.
-const FETCHABLE_KEY_ID = /^\/pl\/[A-Za-z0-9_-][A-Za-z0-9._:~-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._:~-]*)*$/;
+// Key ids are attacker-supplied and get appended to a URL: only SmartThings' shape `/pl/<region>/<id>` (one region
+// segment, one id segment, the characters SmartThings uses, no dot segments), so a key id can neither leave the
+// configured key host's path nor add a query.
+const FETCHABLE_KEY_ID = /^\/pl\/[A-Za-z0-9_-]{1,32}\/[A-Za-z0-9_-][A-Za-z0-9._:~-]{0,199}$/;
 
 /** Accepts a certificate, SPKI or PKCS#1 public key PEM. */
 export function publicKeyFromPem(pem: string): KeyObject {
@@ -66,6 +71,8 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
   const failureTtlMs = options.failureTtlMs ?? 30_000;
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 5_000;
   const maxCachedKeys = options.maxCachedKeys ?? 256;
+  const maxCachedFailures = options.maxCachedFailures ?? 1_024;
+  const maxFetchesPerMinute = options.maxFetchesPerMinute ?? 10;
   const fetchKey: KeyFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const keyUrlBase = options.keyUrlBase?.replace(/\/+$/, '');
 
@@ -89,21 +96,44 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
     }
   }
 
-  const cache = new Map<string, CacheEntry>();
+  // Verified keys and failures live apart: a flood of made-up key ids only ever evicts other failures.
+  const verified = new Map<string, CacheEntry>();
+  const failures = new Map<string, CacheEntry>();
   const inFlight = new Map<string, Promise<KeyObject | undefined>>();
+  let fetchWindowStart = 0;
+  let fetchesInWindow = 0;
 
-  const remember = (keyId: string, key: KeyObject | undefined): void => {
+  const store = (cache: Map<string, CacheEntry>, limit: number, keyId: string, entry: CacheEntry): void => {
     const at = now();
     cache.delete(keyId);
-    if (cache.size >= maxCachedKeys) {
-      for (const [id, entry] of cache) if (entry.expiresAt <= at) cache.delete(id);
+    if (cache.size >= limit) {
+      for (const [id, old] of cache) if (old.expiresAt <= at) cache.delete(id);
     }
     // Still full: drop the oldest insertions (Map iterates in insertion order).
     for (const id of cache.keys()) {
-      if (cache.size < maxCachedKeys) break;
+      if (cache.size < limit) break;
       cache.delete(id);
     }
-    cache.set(keyId, { key, expiresAt: at + (key === undefined ? failureTtlMs : ttlMs) });
+    cache.set(keyId, entry);
+  };
+  const remember = (keyId: string, key: KeyObject | undefined): void => {
+    if (key === undefined) {
+      store(failures, maxCachedFailures, keyId, { key, expiresAt: now() + failureTtlMs });
+    } else {
+      failures.delete(keyId);
+      store(verified, maxCachedKeys, keyId, { key, expiresAt: now() + ttlMs });
+    }
+  };
+  /** Unknown key ids cost an outbound fetch each: at most maxFetchesPerMinute of them. */
+  const mayFetch = (): boolean => {
+    const at = now();
+    if (at - fetchWindowStart >= 60_000) {
+      fetchWindowStart = at;
+      fetchesInWindow = 0;
+    }
+    if (fetchesInWindow >= maxFetchesPerMinute) return false;
+    fetchesInWindow += 1;
+    return true;
   };
 
   const load = async (keyId: string, url: string): Promise<KeyObject | undefined> => {
@@ -127,11 +157,15 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
     if (known !== undefined) return Promise.resolve(known);
     if (keyUrlBase === undefined || !FETCHABLE_KEY_ID.test(keyId)) return Promise.resolve(undefined);
 
-    const cached = cache.get(keyId);
+    const cached = verified.get(keyId) ?? failures.get(keyId);
     if (cached !== undefined && cached.expiresAt > now()) return Promise.resolve(cached.key);
 
     const pending = inFlight.get(keyId);
     if (pending !== undefined) return pending;
+    if (!mayFetch()) {
+      options.onFetchError?.(keyId, new Error('too many key fetches this minute; not fetched'));
+      return Promise.resolve(cached?.key);
+    }
     const lookup = load(keyId, keyUrlBase + keyId).finally(() => inFlight.delete(keyId));
     inFlight.set(keyId, lookup);
     return lookup;

@@ -59,7 +59,11 @@ async function expectFailure(
 
 describe('verifySignedRequest', () => {
   it('accepts a request signed the SmartThings way', async () => {
-    await expect(verify(signed())).resolves.toEqual({ ok: true, keyId: TEST_SMARTTHINGS_KEY_ID });
+    await expect(verify(signed())).resolves.toEqual({
+      ok: true,
+      keyId: TEST_SMARTTHINGS_KEY_ID,
+      signature: expect.any(Buffer),
+    });
   });
 
   it('accepts a path with a query string, signed exactly as posted', async () => {
@@ -337,7 +341,7 @@ describe('verifySignedRequest', () => {
         now: new Date('2026-11-22T10:04:00Z'),
         resolveKey: resolver,
       });
-      expect(result).toEqual({ ok: true, keyId: TEST_PLATFORM_KEY_ID });
+      expect(result).toEqual({ ok: true, keyId: TEST_PLATFORM_KEY_ID, signature: expect.any(Buffer) });
     });
 
     it('verifies draft-cavage-http-signatures-12 Appendix C.3 (all headers test)', async () => {
@@ -361,7 +365,7 @@ describe('verifySignedRequest', () => {
         now: new Date('2014-01-05T21:31:40Z'),
         resolveKey: (keyId) => Promise.resolve(keyId === 'Test' ? cavageKey : undefined),
       });
-      expect(result).toEqual({ ok: true, keyId: 'Test' });
+      expect(result).toEqual({ ok: true, keyId: 'Test', signature: expect.any(Buffer) });
     });
 
     it('rejects Appendix C.2 (basic test): valid RSA, but the Digest is not signed', async () => {
@@ -407,7 +411,7 @@ describe('verifySignedRequest', () => {
             now: NOW,
             resolveKey,
           });
-          expect(result).toEqual({ ok: true, keyId: TEST_SMARTTHINGS_KEY_ID });
+          expect(result).toEqual({ ok: true, keyId: TEST_SMARTTHINGS_KEY_ID, signature: expect.any(Buffer) });
         }),
         { numRuns: 40 },
       );

@@ -16,7 +16,8 @@ export type SignatureFailureReason =
   | 'bad-signature';
 
 export type SignatureVerification =
-  | { ok: true; keyId: string }
+  /** `signature`: the verified signature bytes (what the replay check remembers). */
+  | { ok: true; keyId: string; signature: Buffer }
   /** `detail` is for logs only: it can echo attacker-controlled values and must not go into a response. */
   | { ok: false; reason: SignatureFailureReason; detail: string; keyId?: string };
 
@@ -121,6 +122,6 @@ export async function verifySignedRequest(request: SignedRequest): Promise<Signa
     valid = false;
   }
   return valid
-    ? { ok: true, keyId }
+    ? { ok: true, keyId, signature: signature.signature }
     : failure('bad-signature', 'RSA-SHA256 signature does not verify', keyId);
 }

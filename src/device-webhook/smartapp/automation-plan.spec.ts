@@ -56,6 +56,17 @@ describe('subscriptionPlan (INSTALL / UPDATE)', () => {
   });
 });
 
+describe('devicesOf', () => {
+  it('never yields an id that is not a single path segment', () => {
+    const stored: SmartAppConfig = {
+      LightSwitch: ['..', '.', '../installedapps/x', 'a/b', '%2e%2e', 'ok-1', 'a?b', 'x#y'].map((id) =>
+        device(id),
+      ),
+    };
+    expect(devicesOf(stored.LightSwitch).map((d) => d.deviceId)).toEqual(['ok-1']);
+  });
+});
+
 describe('eventPlan (EVENT)', () => {
   const contact = (value: unknown) =>
     ({ type: 'DEVICE_EVENT', capability: 'contactSensor', attribute: 'contact', value }) as const;

@@ -2,6 +2,7 @@
 // installedapps/{id}/subscriptions, installedapps/{id}/schedules, devices/{id}/commands) a lifecycle leads to.
 // Executing them (tokens, retries, time budget) is someone else's job, so this file can be tested alone.
 import { LIGHTS_OFF_SCHEDULE } from './smartapp-definition.js';
+import { SMARTTHINGS_ID } from './smartthings-id.js';
 
 export interface DeviceConfigValue {
   DeviceId?: string | null;
@@ -68,7 +69,8 @@ export function devicesOf(entries: readonly ConfigEntryValue[] | null | undefine
   const devices: DeviceRef[] = [];
   for (const entry of entries ?? []) {
     const deviceId = entry.DeviceConfig?.DeviceId?.trim();
-    if (!deviceId) continue;
+    // Never a path segment that is not an id (stored configurations predate the input check).
+    if (!deviceId || !SMARTTHINGS_ID.test(deviceId)) continue;
     const componentId = entry.DeviceConfig?.ComponentId?.trim() || 'main';
     const key = `${deviceId}\u0000${componentId}`;
     if (seen.has(key)) continue;

@@ -25,6 +25,16 @@ describe('tlsModeOf', () => {
 });
 
 describe('smtpTransportOptions', () => {
+  it('connects to the address the egress policy checked, presenting the host name for TLS', () => {
+    const options = smtpTransportOptions(endpoint({ address: '192.0.2.25' }), 4000);
+    expect(options).toMatchObject({ host: '192.0.2.25', servername: 'smtp.example.com' });
+    expect(options.tls).toMatchObject({ servername: 'smtp.example.com' });
+    // A literal host has no name to present.
+    const literal = smtpTransportOptions(endpoint({ host: '192.0.2.25', address: '192.0.2.25' }), 4000);
+    expect(literal.host).toBe('192.0.2.25');
+    expect(literal).not.toHaveProperty('servername');
+  });
+
   it('uses implicit TLS on 465 and verifies the certificate unless told otherwise', () => {
     const options = smtpTransportOptions(endpoint({ port: 465 }), 4000);
     expect(options).toMatchObject({

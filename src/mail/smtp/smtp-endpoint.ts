@@ -1,6 +1,7 @@
 // How a stored SMTP configuration becomes nodemailer transport options: TLS per Ssl (implicit TLS on port 465,
 // RFC 8314 §3.3; otherwise mandatory STARTTLS, RFC 3207), authentication per AuthRequired (RFC 4954), and bounded
 // time-outs for every phase so a silent server cannot hold a request.
+import { isIP } from 'node:net';
 import type { SMTPTransportOptions } from 'nodemailer';
 
 export interface SmtpEndpoint {
@@ -12,6 +13,11 @@ export interface SmtpEndpoint {
   /** '' when the configuration has none. */
   username: string;
   password: string | null;
+  /**
+   * The address the egress policy checked (src/egress/): the session connects there, with no look-up of its own,
+   * and presents `host` as the TLS server name when it is a name. Absent: connect to `host` (unit tests only).
+   */
+  address?: string;
 }
 
 export type TlsMode = 'Implicit' | 'StartTls' | 'None';
@@ -31,15 +37,23 @@ export function tlsModeOf(endpoint: Pick<SmtpEndpoint, 'ssl' | 'port'>): TlsMode
 
 export function smtpTransportOptions(endpoint: SmtpEndpoint, timeoutMs: number): SMTPTransportOptions {
   const mode = tlsModeOf(endpoint);
+  const address = endpoint.address ?? endpoint.host;
+  const servername = address !== endpoint.host && isIP(endpoint.host) === 0 ? endpoint.host : undefined;
   return {
-    host: endpoint.host,
+    host: address,
     port: endpoint.port,
     secure: mode === 'Implicit',
     // Ssl:true on a submission port means TLS or nothing: never fall back to sending the password in clear.
     requireTLS: mode === 'StartTls',
     // Ssl:false means plain SMTP, as .NET's EnableSsl=false: no opportunistic upgrade that could fail on a cert.
     ignoreTLS: mode === 'None',
-    tls: { rejectUnauthorized: !endpoint.allowInvalidCertificate, minVersion: 'TLSv1.2' },
+    // The certificate is checked against the host name the caller configured, not the address connected to.
+    tls: {
+      rejectUnauthorized: !endpoint.allowInvalidCertificate,
+      minVersion: 'TLSv1.2',
+      ...(servername === undefined ? {} : { servername }),
+    },
+    ...(servername === undefined ? {} : { servername }),
     auth: endpoint.authRequired ? { user: endpoint.username, pass: endpoint.password ?? '' } : undefined,
     // AuthRequired must mean "we logged in": without forceAuth nodemailer silently skips AUTH when not advertised.
     forceAuth: endpoint.authRequired,

@@ -123,6 +123,53 @@ describe('classifySmtpError', () => {
     expect(failure.message).toContain('[REDACTED]');
   });
 
+  it('never echoes a peer that is not an SMTP server (NATS INFO, a database greeting)', () => {
+    for (const banner of [
+      'INFO {"server_id":"NBANNERSECRET","version":"2.10.7","host":"0.0.0.0","port":4222}',
+      'J\u0000\u0000\u0000\n5.5.5-10.11.6-MariaDB-BANNERSECRET\u0000',
+      'SSH-2.0-OpenSSH_9.6 BANNERSECRET',
+      '+OK BANNERSECRET POP3 ready',
+    ]) {
+      const failure = classifySmtpError(
+        { code: 'EPROTOCOL', response: banner, message: `Invalid greeting. response=${banner}: ${banner}` },
+        context,
+      );
+      expect(failure).toMatchObject({ code: SmtpFailureCode.ConnectionFailed, failOver: true });
+      expect(failure.message).toContain('did not answer as an SMTP server');
+      expect(failure.message).not.toContain('BANNERSECRET');
+    }
+    // An SMTP reply is still quoted: it is what an operator needs.
+    const smtp = classifySmtpError(
+      {
+        code: 'EPROTOCOL',
+        response: '554 5.7.1 no relay for you',
+        message: 'Invalid greeting. response=554 5.7.1',
+      },
+      context,
+    );
+    expect(smtp.message).toContain('554 5.7.1 no relay for you');
+  });
+
+  it('never quotes the names of a certificate in a TLS failure', () => {
+    const message =
+      "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: " +
+      'DNS:db01.internal.corp, DNS:vault.internal.corp';
+    const failure = classifySmtpError(
+      { code: 'ESOCKET', originalCode: 'ERR_TLS_CERT_ALTNAME_INVALID', message, reason: message },
+      context,
+    );
+    expect(failure.code).toBe(SmtpFailureCode.TlsFailed);
+    expect(failure.message).toContain('not valid for this host');
+    expect(failure.message).not.toMatch(/DNS:|internal\.corp/);
+    const other = classifySmtpError(
+      { code: 'ESOCKET', originalCode: 'ERR_SSL_SOMETHING_NEW', message: 'DNS:db01.internal.corp' },
+      context,
+    );
+    expect(other.message).toBe(
+      'TLS failed with smtp.example.com:587: handshake failed (ERR_SSL_SOMETHING_NEW).',
+    );
+  });
+
   it('copes with things that are not errors', () => {
     expect(classifySmtpError('boom', context)).toMatchObject({ code: SmtpFailureCode.ConnectionFailed });
     expect(classifySmtpError(null, context)).toMatchObject({ code: SmtpFailureCode.ConnectionFailed });

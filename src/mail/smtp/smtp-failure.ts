@@ -58,15 +58,47 @@ const TIMEOUT_PHASE: Record<string, string> = {
 
 const MAX_DETAIL = 300;
 
+/** RFC 5321 §4.2: a reply starts with a three-digit code (2xx–5xx) followed by a space, a hyphen or the end. */
+const SMTP_REPLY = /^[2-5][0-9]{2}(?:[ -]|$)/;
+
+/**
+ * What a TLS failure is called, by code only: Node's messages quote the certificate's names
+ * ("…is not in the cert's altnames: DNS:db01.internal.corp, …"), which a caller must not learn.
+ */
+const TLS_REASON: Array<[RegExp, string]> = [
+  [/^ERR_TLS_CERT_ALTNAME_INVALID$|^HOSTNAME_MISMATCH$/, 'the certificate is not valid for this host'],
+  [/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/, 'self-signed certificate'],
+  [/^CERT_HAS_EXPIRED$/, 'the certificate has expired'],
+  [/^CERT_NOT_YET_VALID$/, 'the certificate is not yet valid'],
+  [
+    /^(UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/,
+    'the certificate is not signed by a trusted authority',
+  ],
+];
+
 export function classifySmtpError(error: unknown, context: SmtpErrorContext): SmtpFailure {
   const e: SmtpErrorLike = error !== null && typeof error === 'object' ? error : { message: String(error) };
   const code = typeof e.code === 'string' ? e.code : '';
   const original = typeof e.originalCode === 'string' ? e.originalCode : '';
   const where = `${context.host}:${context.port}`;
   const scrub = scrubber(context.secrets);
-  const response = typeof e.response === 'string' ? scrub(e.response) : '';
-  const detail = scrub(firstLine(typeof e.message === 'string' ? e.message : ''));
+  const rawResponse = typeof e.response === 'string' ? e.response : '';
+  // The peer's bytes are quoted only when they are an SMTP reply: a NATS `INFO {...}` or a database greeting on the
+  // port is reported as "not an SMTP server", never echoed (it would turn verify into a banner reader).
+  const notSmtp = rawResponse.trim() !== '' && !SMTP_REPLY.test(rawResponse.trim());
+  const response = notSmtp ? '' : scrub(rawResponse);
+  const message = typeof e.message === 'string' ? e.message : '';
+  const detail = notSmtp ? '' : scrub(firstLine(message));
   const serverSaid = response === '' ? '' : ` (server said: ${response})`;
+  if (notSmtp) {
+    return {
+      code: SmtpFailureCode.ConnectionFailed,
+      message:
+        `Connection to ${where} failed: the peer did not answer as an SMTP server ` +
+        '(its reply is not an SMTP reply; is this the right port?).',
+      failOver: true,
+    };
+  }
 
   if (code === 'EAUTH' || code === 'ENOAUTH') {
     return {
@@ -105,7 +137,8 @@ export function classifySmtpError(error: unknown, context: SmtpErrorContext): Sm
         ? `the server refused STARTTLS${serverSaid}`
         : original === 'ERR_SSL_WRONG_VERSION_NUMBER'
           ? 'the server does not speak TLS from the first byte on this port (implicit TLS is used on port 465 only)'
-          : detail || original || 'handshake failed';
+          : (TLS_REASON.find(([pattern]) => pattern.test(original))?.[1] ??
+            (original === '' ? 'handshake failed' : `handshake failed (${original})`));
     const hint = CERTIFICATE_CODE.test(original)
       ? " The server's certificate was not trusted; AllowInvalidCertificate:true accepts it (only for a server you" +
         ' know, e.g. one with a self-signed certificate).'

@@ -20,7 +20,11 @@ describe('isSmtpHost', () => {
     ['smtp..example.com', false],
     ['smtp_relay.example.com', false],
     ['999.1.1.1', false],
-    ['1.2.3', false],
+    ['1.2.3', true],
+    ['2130706433', true],
+    ['0x7f000001', true],
+    ['[::ffff:127.0.0.1]', true],
+    ['4294967296', false],
     ['smtp.example.com:25', false],
     ['smtp.example.com\r\nRCPT TO:<x@y.z>', false],
     [`${'a'.repeat(64)}.example.com`, false],
@@ -47,5 +51,11 @@ describe('normalizeSmtpHost', () => {
     expect(normalizeSmtpHost(' SMTP.Example.com. ')).toBe('smtp.example.com');
     expect(normalizeSmtpHost('127.0.0.1')).toBe('127.0.0.1');
     expect(normalizeSmtpHost('2001:DB8::25')).toBe('2001:db8::25');
+    // Numeric spellings are stored as the address they stand for (the egress policy judges that address).
+    expect(normalizeSmtpHost('2130706433')).toBe('127.0.0.1');
+    expect(normalizeSmtpHost('0x7F000001')).toBe('127.0.0.1');
+    expect(normalizeSmtpHost('127.1')).toBe('127.0.0.1');
+    expect(normalizeSmtpHost('[::FFFF:127.0.0.1]')).toBe('127.0.0.1');
+    expect(normalizeSmtpHost('[2001:db8::25]')).toBe('2001:db8::25');
   });
 });

@@ -193,10 +193,12 @@ export class ScheduleInput {
 }
 
 export class ListSchedulesQuery {
-  @ApiPropertyOptional({ example: 1, description: '1-based, default 1' })
+  // Bounded so (PageIndex - 1) × PageSize stays a valid SQL OFFSET (the fuzzer's 1e308 was a 500).
+  @ApiPropertyOptional({ example: 1, description: '1-based, default 1, at most 1,000,000' })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(1_000_000)
   PageIndex?: number;
 
   @ApiPropertyOptional({ example: 20, description: 'default 20, at most 500' })

@@ -24,6 +24,21 @@ export interface CompiledSeries {
   occurrencesIn(windowStart: number, windowEnd: number, limit: number): Occurrence[];
   /** Indexes (into Recurrence.Exceptions) of exceptions whose OriginalTime matches no occurrence. */
   readonly unmatchedExceptions: readonly number[];
+  /**
+   * For the write-time check that a rule can occur again (BYMONTH=2;BYMONTHDAY=30 never does): whether the rule
+   * generates an instant in (after, before]; undefined when the check does not apply (no rule, COUNT=1, UNTIL).
+   * Callers scan DTSTART + 400 years × INTERVAL (the Gregorian cycle) in slices, yielding between them.
+   */
+  generatesBetween(after: number, before: number): boolean | undefined;
+  /** DTSTART (epoch ms) and INTERVAL, for that check. */
+  readonly first: number;
+  readonly interval: number;
+  /**
+   * Counts up to `budget` more occurrences of a COUNT rule (resuming where queries left off); true once the last
+   * one is known or there is nothing to count. Lets a caller count a long series in slices between which the
+   * event loop runs, instead of inside one query.
+   */
+  countAhead(budget: number): boolean;
 }
 
 /** An exception after validation: a deletion, or a move with optional new start and/or end. */
@@ -75,6 +90,51 @@ export class SeriesImpl implements CompiledSeries {
     this.durationMax = durationBounds(duration).max;
     this.exceptionsByOriginal =
       exceptions.length === 0 ? undefined : new Map(exceptions.map((e) => [e.originalTime, e]));
+  }
+
+  get first(): number {
+    return this.firstInstant;
+  }
+
+  get interval(): number {
+    return this.rule?.interval ?? 1;
+  }
+
+  generatesBetween(after: number, before: number): boolean | undefined {
+    const rule = this.rule;
+    if (!rule || rule.count === 1 || rule.untilInstant !== Infinity) return undefined;
+    const cursor = acquireCursor();
+    try {
+      cursor.start(rule, after + 1, before);
+      return cursor.next() !== Infinity;
+    } finally {
+      releaseCursor(cursor);
+    }
+  }
+
+  countAhead(budget: number): boolean {
+    const rule = this.rule;
+    if (!rule || rule.count === 0 || this.countEnd !== undefined || this.countedTo === Infinity) return true;
+    const cursor = acquireCursor();
+    try {
+      cursor.start(rule, this.countedTo === -Infinity ? -Infinity : this.countedTo + 1, Infinity);
+      for (let i = 0; i < budget; i++) {
+        const g = cursor.next();
+        if (g === Infinity) {
+          this.countedTo = Infinity;
+          return true;
+        }
+        this.counted++;
+        this.countedTo = g;
+        if (this.counted === rule.count) {
+          this.countEnd = g;
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      releaseCursor(cursor);
+    }
   }
 
   get unmatchedExceptions(): readonly number[] {

@@ -19,8 +19,12 @@ import {
   packedYear,
   weekdayOfDays,
 } from './calendar.js';
+import { RecurrenceError } from './recurrence-error.js';
 import type { Frequency, WeekdayNum } from './rrule-parser.js';
 import { MAX_YEAR, type ZoneRules } from './time-zone.js';
+
+/** The most candidate occurrences one period of a rule may have (a yearly rule with every hour: 8,784). */
+export const MAX_CANDIDATES_PER_PERIOD = 100_000;
 
 export const SECONDLY = 0;
 export const MINUTELY = 1;
@@ -31,6 +35,8 @@ export const MONTHLY = 5;
 export const YEARLY = 6;
 
 const FREQ_INDEX: Record<Frequency, number> = { SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY };
+const freqName = (freq: number): string =>
+  Object.entries(FREQ_INDEX).find(([, index]) => index === freq)?.[0] ?? String(freq);
 export const SUB_DAILY_UNIT = [MS_PER_SECOND, MS_PER_MINUTE, MS_PER_HOUR];
 export const MAX_WALL = daysFromCivil(MAX_YEAR + 1, 1, 1) * MS_PER_DAY;
 
@@ -143,6 +149,20 @@ export function buildExpansionRule(
   // A leap second (BYSECOND=60) names a time that does not exist in the civil time scale and is ignored.
   const seconds =
     freq >= MINUTELY ? sortedUnique(spec.bySecond ?? [dtSecond]).filter((s) => s < 60) : undefined;
+
+  const timesPerDay =
+    freq === SECONDLY ? 1 : (hours?.length ?? 1) * (minutes?.length ?? 1) * (seconds?.length ?? 1);
+  const candidatesPerPeriod =
+    timesPerDay * (freq === YEARLY ? 366 : freq === MONTHLY ? 31 : freq === WEEKLY ? 7 : 1);
+  if (candidatesPerPeriod > MAX_CANDIDATES_PER_PERIOD) {
+    // Each period's candidates are generated (and, with BYSETPOS, sorted) at once: bound what one period costs,
+    // before building anything of that size.
+    throw new RecurrenceError(
+      'Recurrence.Pattern',
+      `expands to up to ${candidatesPerPeriod.toLocaleString('en')} occurrences in one ${freqName(freq)} period; ` +
+        `at most ${MAX_CANDIDATES_PER_PERIOD.toLocaleString('en')} are allowed (use a finer FREQ)`,
+    );
+  }
 
   const times: number[] = [];
   for (const h of hours ?? [0]) {

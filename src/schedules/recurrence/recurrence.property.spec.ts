@@ -173,11 +173,21 @@ function oracle(rrule: string, dtstart: number, from: number, to: number): numbe
   return found.filter((t) => t >= from && t < to);
 }
 
+/**
+ * rrule-temporal drops a plain weekday when the same weekday also comes numbered (BYDAY=MO,-1MO yields only the
+ * last Monday of the year; RFC 5545 and this engine give every Monday): those rules are left out of the oracle
+ * comparison (found by a CI run, seed -192594274).
+ */
+function mixesPlainAndNumberedDay(rule: RandomRule): boolean {
+  const days = rule.byDay ?? [];
+  return days.some((d) => d.ordinal === 0 && days.some((e) => e.ordinal !== 0 && e.weekday === d.weekday));
+}
+
 describe('property: engine = rrule-temporal on random rules in UTC', () => {
   it('the same instances from DTSTART over a window, and after a jump into the series', () => {
     fc.assert(
       fc.property(
-        ruleArb,
+        ruleArb.filter((rule) => !mixesPlainAndNumberedDay(rule)),
         dtstartArb,
         fc.double({ min: 0, max: 1, noNaN: true }),
         (rule, dtstart, jumpAt) => {

@@ -6,6 +6,9 @@ import { WEEKDAY_CODES } from './calendar.js';
 import { type ParsedDateTime, parseDateTime } from './iso-date-time.js';
 import { RecurrenceError } from './recurrence-error.js';
 
+/** The most occurrences a COUNT may ask for (the same bound as the interface's EndCount). */
+export const MAX_COUNT = 1_000_000;
+
 export const FREQUENCIES = [
   'SECONDLY',
   'MINUTELY',
@@ -111,6 +114,9 @@ export function parseRRule(text: string, field: string): RRuleParts {
         const n = parseIntStrict(value);
         if (n === undefined || n < 1)
           throw new RecurrenceError(field, `COUNT "${value}" is not a positive integer`);
+        // Like EndCount: a COUNT series is counted from DTSTART, so its length bounds what a query can cost.
+        if (n > MAX_COUNT)
+          throw new RecurrenceError(field, `COUNT ${value} is more than ${MAX_COUNT.toLocaleString('en')}`);
         parts.count = n;
         break;
       }

@@ -17,6 +17,9 @@ import {
 } from './rrule-parser.js';
 import { type ZoneRules, resolveTimeZone, zoneRules } from './time-zone.js';
 
+/** Longer than any rule worth writing (every BYxxx list in full fits in ~600 characters). */
+export const MAX_PATTERN_LENGTH = 1_000;
+
 export interface RecurrenceExceptionInput {
   readonly OriginalTime?: string | null;
   readonly IsDeleted?: boolean | null;
@@ -198,7 +201,14 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
     throw new RecurrenceError('Recurrence', 'must be an object');
   }
   const exceptions = compileExceptions(recurrence?.Exceptions, zone);
-  const patternText = requireText(recurrence?.Pattern, 'Recurrence.Pattern');
+  const rawPattern: unknown = recurrence?.Pattern;
+  if (typeof rawPattern === 'string' && rawPattern.length > MAX_PATTERN_LENGTH) {
+    throw new RecurrenceError(
+      'Recurrence.Pattern',
+      `is ${rawPattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are allowed`,
+    );
+  }
+  const patternText = requireText(rawPattern, 'Recurrence.Pattern');
   const type = parseFrequency(recurrence?.RecurrenceType);
   const itemDuration: IsoDuration =
     start !== undefined && end !== undefined ? { days: 0, exactMs: end - start } : ZERO_DURATION;

@@ -35,6 +35,16 @@ export class ScimRoleDto {
   @ApiProperty({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value' }) Id!: string | null;
   @ApiProperty({ nullable: true, example: 'Administrator', description: 'RFC 7643 roles.display' })
   DisplayName!: string | null;
+  @ApiProperty({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value (= Id)' }) value!:
+    string | null;
+  @ApiProperty({
+    nullable: true,
+    example: 'Administrator',
+    description: 'RFC 7643 roles.display (= DisplayName)',
+  })
+  display!: string | null;
+  @ApiPropertyOptional({ example: 'application', description: 'As sent' }) type?: string;
+  @ApiPropertyOptional({ example: true, description: 'As sent' }) primary?: boolean;
 }
 
 /** The User as every operation returns it (interface document, "User (SCIM representation)"). */

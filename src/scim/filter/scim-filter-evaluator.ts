@@ -115,6 +115,10 @@ function compareStrings(
   }
 }
 
+function isPrimaryFlag(leaf: ScimAttributeDefinition | undefined): boolean {
+  return leaf?.type === 'boolean' && leaf.name === 'primary';
+}
+
 function compareValue(
   actual: unknown,
   operator: ScimCompareOperator,
@@ -178,7 +182,14 @@ function evaluate(filter: ScimFilter, resource: PlainObject, scope: ScimFilterSc
         values = values.flatMap((item) => (isPlainObject(item) ? flatten(readProperty(item, 'value')) : []));
         leaf = valueSub;
       }
-      const candidates = values.length === 0 ? [null] : values;
+      // RFC 7643 §2.4: inside an element (`emails[primary eq false]`), an absent `primary` means false. The dotted
+      // form `emails.primary` keeps comparing the values present, as the SQL translation does.
+      const absentIsFalse =
+        values.length === 0 &&
+        filter.value !== null &&
+        filter.path.subAttribute === undefined &&
+        isPrimaryFlag(leaf);
+      const candidates = absentIsFalse ? [false] : values.length === 0 ? [null] : values;
       return candidates.some((value) => compareValue(value, filter.operator, filter.value, leaf));
     }
     case 'valuePath': {

@@ -4,6 +4,12 @@
 // case-insensitive (Entra sends `"op":"Replace"`).
 import { ScimPatchError } from './scim-patch.errors.js';
 
+/**
+ * Operations per PATCH (issue 14): 9,000 filter-path operations once held the process for 15 s. Entra sends a few
+ * per request, Okta one; a thousand leaves room for any client and bounds the work.
+ */
+export const MAX_PATCH_OPERATIONS = 1_000;
+
 export type ScimPatchOperationType = 'add' | 'remove' | 'replace';
 
 export interface ScimPatchOperation {
@@ -76,6 +82,12 @@ export function parsePatchRequest(body: unknown): ScimPatchOperation[] {
   const operations = member(body, 'Operations', 'The PATCH body');
   if (!Array.isArray(operations) || operations.length === 0) {
     throw new ScimPatchError('invalidSyntax', 'Operations must be a non-empty array');
+  }
+  if (operations.length > MAX_PATCH_OPERATIONS) {
+    throw new ScimPatchError(
+      'invalidValue',
+      `Operations has ${String(operations.length)} operations; at most ${String(MAX_PATCH_OPERATIONS)} per PATCH`,
+    );
   }
   return operations.map(readOperation);
 }

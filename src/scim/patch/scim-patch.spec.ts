@@ -417,6 +417,35 @@ describe('Microsoft Entra ID and Okta requests', () => {
       expected: { roles: [{ value: 'r1', display: 'Admin' }] },
     },
     {
+      name: 'remove with a value list matches on the sub-attributes given (value only, whatever the type)',
+      before: userFixture({
+        emails: [
+          { value: 'w@example.com', type: 'work', primary: true },
+          { value: 'h@example.com', type: 'home' },
+          { value: 'h2@example.com', type: 'home' },
+        ],
+      }),
+      operations: [{ op: 'remove', path: 'emails', value: [{ value: 'W@example.com' }] }],
+      expected: {
+        emails: [
+          { value: 'h@example.com', type: 'home' },
+          { value: 'h2@example.com', type: 'home' },
+        ],
+      },
+    },
+    {
+      name: 'remove with a value list of {type:"home"} removes every home value',
+      before: userFixture({
+        emails: [
+          { value: 'w@example.com', type: 'work', primary: true },
+          { value: 'h@example.com', type: 'home' },
+          { value: 'h2@example.com', type: 'home' },
+        ],
+      }),
+      operations: [{ op: 'remove', path: 'emails', value: { type: 'home' } }],
+      expected: { emails: [{ value: 'w@example.com', type: 'work', primary: true }] },
+    },
+    {
       name: 'Okta: path-less replace {active:false}',
       operations: [{ op: 'replace', value: { active: false } }],
       expected: { active: false },
@@ -672,8 +701,14 @@ describe('errors carry a scimType', () => {
     ],
     ['remove without path', body({ op: 'remove' }), 'noTarget', 'needs a path'],
     [
-      'replace where the filter matches nothing',
-      body({ op: 'replace', path: 'emails[type eq "home"].value', value: 'h@x' }),
+      'remove with a value list that names no element',
+      body({ op: 'remove', path: 'emails', value: [{ value: 'nobody@example.com' }] }),
+      'noTarget',
+      'values listed for removal',
+    ],
+    [
+      'replace of whole elements where the filter matches nothing',
+      body({ op: 'replace', path: 'emails[type eq "home"]', value: { value: 'h@x' } }),
       'noTarget',
       'type eq "home"',
     ],
@@ -799,7 +834,7 @@ const invalidOperation: fc.Arbitrary<Resource> = fc.constantFrom<Resource>(
   { op: 'remove' },
   { op: 'replace', path: 'active', value: 'maybe' },
   { op: 'replace', path: 'shoeSize', value: '9' },
-  { op: 'replace', path: 'emails[type eq "pager"].value', value: 'x@y' },
+  { op: 'replace', path: 'emails[type eq "pager"]', value: { value: 'x@y' } },
   { op: 'add', path: 'title' },
   { op: 'remove', path: 'userName' },
   { op: 'jump', path: 'title' },
@@ -844,5 +879,36 @@ describe('atomicity (fast-check)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('Entra interop: replace emails[type eq "work"].value (issue 15)', () => {
+  const replaceWork = body({ op: 'Replace', path: 'emails[type eq "work"].value', value: 'new@x.com' });
+
+  it('fills the one e-mail that has no type', () => {
+    const user = { userName: 'a', emails: [{ value: 'old@x.com', primary: true }] };
+    expect(applyUserPatch(user, replaceWork).emails).toEqual([
+      { value: 'new@x.com', type: 'work', primary: true },
+    ]);
+  });
+
+  it('creates the work e-mail when none matches and none is blank', () => {
+    const user = { userName: 'a', emails: [{ type: 'home', value: 'h@x.com' }] };
+    expect(applyUserPatch(user, replaceWork).emails).toEqual([
+      { type: 'home', value: 'h@x.com' },
+      { type: 'work', value: 'new@x.com' },
+    ]);
+  });
+});
+
+describe('manager "" (issue 15)', () => {
+  it('removes the manager instead of storing {"value": ""}', () => {
+    const user = { userName: 'a', [ENTERPRISE_USER_SCHEMA_ID]: { department: 'd', manager: { value: 'm' } } };
+    for (const operation of [
+      { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: '' },
+      { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager.value`, value: '' },
+    ]) {
+      expect(applyUserPatch(user, body(operation))[ENTERPRISE_USER_SCHEMA_ID]).toEqual({ department: 'd' });
+    }
   });
 });

@@ -37,6 +37,7 @@ import {
   coerceMultiValued,
   coerceSimpleValue,
   jsonEqual,
+  matchesGivenKeys,
   sameElement,
   type ScimJsonObject,
 } from './scim-value-coercion.js';
@@ -193,7 +194,8 @@ function writeWholeAttribute(
     storeElements(container, attribute, elements);
     return;
   }
-  if (raw === null) {
+  // Entra clears the manager with `replace …:manager ""`: an empty string for a complex value means none.
+  if (raw === null || (raw === '' && attribute.type === 'complex')) {
     remove(container, attribute.name);
     return;
   }
@@ -216,7 +218,9 @@ function writeSubAttribute(
   raw: unknown,
 ): void {
   const { attribute, subAttribute } = target;
-  const value = raw === null ? null : coerceSimpleValue(subAttribute, raw, target.label);
+  // `manager.value` set to "" clears it, as `manager` set to "" does.
+  const clears = raw === null || (raw === '' && !attribute.multiValued && subAttribute.name === 'value');
+  const value = clears ? null : coerceSimpleValue(subAttribute, raw, target.label);
   const container = value === null ? containerOf(document, target) : ensureContainer(document, target);
   if (container === undefined) return;
   if (!attribute.multiValued) {
@@ -265,10 +269,22 @@ function writeFiltered(
   if (matched.length === 0) {
     // RFC 7644 §3.5.2.3: replace with a filter that matches nothing is noTarget. Entra sends `add` to
     // `emails[type eq "work"].value` meaning "create the work e-mail", so add builds the element from the filter.
-    if (mode === 'replace') {
+    // Entra also sends `replace` to `emails[type eq "work"].value` for a user whose one e-mail has no type: that
+    // element is filled (it gets the filter's attributes), or, with none such, the element is created as for add.
+    // A replace of whole elements through a filter that matches nothing stays noTarget.
+    if (mode === 'replace' && subAttribute === undefined) {
       fail('noTarget', `No "${attribute.name}" value matches the filter ${printFilter(filter)}`);
     }
-    const created: Mutable = { ...templateFromFilter(filter) };
+    const template = templateFromFilter(filter);
+    const blanks =
+      mode === 'replace'
+        ? elements.filter(
+            (element) => isMutableObject(element) && Object.keys(template).every((key) => !(key in element)),
+          )
+        : [];
+    const blank = blanks.length === 1 ? blanks[0] : undefined;
+    const created: Mutable = isMutableObject(blank) ? blank : { ...template };
+    if (created === blank) mergeInto(created, { ...template });
     mergeInto(created, changes);
     if (!matchesFilter(filter, created, scope)) {
       fail(
@@ -276,7 +292,7 @@ function writeFiltered(
         `No "${attribute.name}" value matches ${printFilter(filter)}, and one cannot be built from it`,
       );
     }
-    elements.push(created);
+    if (created !== blank) elements.push(created);
     written = [created];
     // A filter such as primary eq true puts the flag on the new element without the value naming it.
     if (setsPrimary(created)) settlePrimary(attribute, elements, written);
@@ -394,8 +410,13 @@ function removeTarget(document: Mutable, target: PatchTarget, raw: unknown): voi
       fail('noTarget', `No "${attribute.name}" value matches ${printFilter(filter)}`);
   } else if (subAttribute === undefined && raw !== undefined && raw !== null) {
     // Entra removes single members/roles as {"op":"Remove","path":"roles","value":[{"value":"r1"}]}.
+    // Okta and Entra list only some sub-attributes ([{"value":"x"}], {"type":"home"}): match on the keys given.
     const listed = coerceMultiValued(attribute, raw, target.label);
-    selected = elements.filter((element) => listed.some((value) => sameElement(attribute, element, value)));
+    selected = elements.filter((element) =>
+      listed.some((value) => matchesGivenKeys(attribute, element, value)),
+    );
+    if (selected.length === 0)
+      fail('noTarget', `No "${attribute.name}" value matches the values listed for removal`);
   } else {
     selected = elements;
   }

@@ -29,7 +29,7 @@ interface AttributeOptions {
 }
 
 // RFC 7643 §2.2 defaults, so the table below only states what differs from them.
-function attribute(
+export function attribute(
   name: string,
   description: string,
   options: AttributeOptions = {},

@@ -1,0 +1,164 @@
+// Completes the generated OpenAPI document with what the decorators cannot say:
+// - `additionalProperties: false` on every request schema (at every depth) whose DTO rejects unknown properties,
+//   read from the same compiled plan the validation pipe runs (webhook bodies allow unknown properties: not false);
+// - an example of its own code on every error answer (the envelope's Code, or SCIM's status/scimType).
+import type { INestApplication } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { ModulesContainer } from '@nestjs/core';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { compileDtoCached, type DtoClass } from '../validation/compile-dto.js';
+import { NOT_DTOS } from '../validation/validation.pipe.js';
+
+type Json = Record<string, unknown>;
+
+/** Class name → whether unknown properties are allowed, for every body DTO and every DTO nested in one. */
+export function bodyDtoStrictness(app: INestApplication): Map<string, boolean> {
+  const allow = new Map<string, boolean>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const prototype = (wrapper.metatype as { prototype?: object } | undefined)?.prototype;
+      if (!prototype) continue;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, prototype.constructor, method) as
+          Record<string, { index: number }> | undefined;
+        if (!args) continue;
+        const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
+        for (const [key, { index }] of Object.entries(args)) {
+          if (Number(key.split(':')[0]) !== (RouteParamtypes.BODY as number)) continue;
+          const type = types[index];
+          if (typeof type !== 'function' || NOT_DTOS.has(type)) continue;
+          const schema = compileDtoCached(type as DtoClass, { source: 'body' }).jsonSchema;
+          allow.set(type.name, schema.additionalProperties === true);
+          const definitions = (schema.definitions ?? {}) as Record<string, Json>;
+          for (const [name, def] of Object.entries(definitions)) {
+            if (!allow.has(name)) allow.set(name, def.additionalProperties === true);
+          }
+        }
+      }
+    }
+  }
+  return allow;
+}
+
+const PLATFORM_MESSAGES: Record<string, string> = {
+  ValidationFailed: 'The request is invalid: Groups[2].ScheduleIds[0].',
+  Unauthorized: 'Missing or unknown API key.',
+  Forbidden: 'The API key lacks the scope this operation needs.',
+  NotFound: 'The resource does not exist.',
+  Conflict: 'The resource already exists.',
+  PayloadTooLarge: 'The request body is larger than the limit.',
+  UnsupportedMediaType: 'The request body must be application/json.',
+  TooManyRequests: 'Too many requests; retry after the Retry-After seconds.',
+  InternalError: 'An unexpected error occurred (correlation id 9b2f6a52-3c55-4bd4-8f0c-0c8f0e2f4d1e).',
+};
+
+const CODE_BY_STATUS: Record<string, string> = {
+  '400': 'ValidationFailed',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '409': 'Conflict',
+  '413': 'PayloadTooLarge',
+  '415': 'UnsupportedMediaType',
+  '429': 'TooManyRequests',
+  '500': 'InternalError',
+};
+
+const SCIM_TYPE: Record<string, string> = { '400': 'invalidValue', '409': 'uniqueness' };
+
+function errorExample(status: string, description: string, schemaRef: string): Json | undefined {
+  if (schemaRef.endsWith('/ErrorEnvelopeDto')) {
+    // The description starts with the code (e.g. "InstalledAppNotFound", "TooManyRequests (see Retry-After)").
+    const named = /^([A-Z][A-Za-z]+)\b/.exec(description)?.[1];
+    const code = named ?? CODE_BY_STATUS[status] ?? 'InternalError';
+    const example: Json = {
+      Succeeded: false,
+      Message: PLATFORM_MESSAGES[code] ?? description,
+      Code: code,
+    };
+    if (code === 'ValidationFailed')
+      example.Errors = [{ Field: 'Groups[2].ScheduleIds[0]', Message: 'ScheduleIds[0] must be a UUID' }];
+    if (status === '500') example.CorrelationId = '9b2f6a52-3c55-4bd4-8f0c-0c8f0e2f4d1e';
+    return example;
+  }
+  if (schemaRef.endsWith('/ScimErrorDto')) {
+    return {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status,
+      ...(SCIM_TYPE[status] ? { scimType: SCIM_TYPE[status] } : {}),
+      detail: description,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * A `string | null` property is reflected as `type: object` (TypeScript emits Object for unions). The real type is
+ * what the example says (a string example → string); with no usable example the type is left open (any JSON).
+ */
+function fixUnionTypes(schemas: Record<string, Json>): void {
+  for (const schema of Object.values(schemas)) {
+    const properties = (schema.properties ?? {}) as Record<string, Json>;
+    for (const property of Object.values(properties)) {
+      const example = property.example;
+      // `object[]` is reflected with string items; its example says what the items are.
+      if (
+        property.type === 'array' &&
+        Array.isArray(example) &&
+        example.length > 0 &&
+        example.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item)) &&
+        (property.items as Json | undefined)?.type === 'string'
+      ) {
+        property.items = { type: 'object' };
+      }
+      if (property.type !== 'object') continue;
+      if (['properties', '$ref', 'allOf', 'additionalProperties', 'items'].some((k) => k in property))
+        continue;
+      const type =
+        typeof example === 'string'
+          ? 'string'
+          : typeof example === 'boolean'
+            ? 'boolean'
+            : typeof example === 'number'
+              ? Number.isInteger(example)
+                ? 'integer'
+                : 'number'
+              : undefined;
+      if (type === undefined) delete property.type;
+      else property.type = type;
+    }
+  }
+}
+
+function markStrict(schemas: Record<string, Json>, allow: Map<string, boolean>): void {
+  for (const [name, allowed] of allow) {
+    const schema = schemas[name];
+    if (schema === undefined || schema.type !== 'object') continue;
+    schema.additionalProperties = allowed;
+  }
+}
+
+export function completeOpenApiDocument(document: OpenAPIObject, app: INestApplication): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
+  fixUnionTypes(schemas);
+  markStrict(schemas, bodyDtoStrictness(app));
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path as Record<string, Json>)) {
+      const responses = operation.responses as Record<string, Json> | undefined;
+      if (typeof responses !== 'object' || responses === null) continue;
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue;
+        const content = (response.content ?? {}) as Record<string, Json>;
+        for (const media of Object.values(content)) {
+          const ref = ((media.schema ?? {}) as Json).$ref;
+          if (typeof ref !== 'string' || media.example !== undefined) continue;
+          const description = typeof response.description === 'string' ? response.description : '';
+          const example = errorExample(status, description, ref);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
+  return document;
+}

@@ -1,0 +1,204 @@
+// RFC 7644 §3.4.2.2 filters on Groups as SQL over scim_groups and scim_group_members: the filters Entra ID and Okta
+// send (`displayName eq`, `externalId eq`, `id eq "…" and members eq "<userId>"` for a membership check,
+// `members.value eq`, `members[value eq "…"]`) plus the other string operators on displayName/externalId, `pr`,
+// `and`/`or`/`not`. Every condition uses an index: display_name_lower for displayName, external_id, the primary
+// keys of both tables for id and membership. Values are always bound parameters.
+import { parseFilter } from './filter/scim-filter-parser.js';
+import type { ScimAttributePath, ScimCompareFilter, ScimFilter } from './filter/scim-filter.types.js';
+import { CORE_GROUP_SCHEMA_ID } from './schema/group-schema.js';
+import { countFilterTerms, MAX_FILTER_LENGTH, MAX_FILTER_TERMS } from './scim-list-filter.js';
+import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
+import type { SqlDialect } from './scim-filter-sql.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface GroupSqlCondition {
+  sql: string;
+  parameters: Record<string, string>;
+}
+
+function invalid(message: string): never {
+  throw ScimError.badRequest(ScimErrorCode.InvalidFilter, message);
+}
+
+type GroupFilterAttribute = 'id' | 'externalId' | 'displayName' | 'members';
+
+function attributeOf(path: ScimAttributePath): GroupFilterAttribute {
+  if (path.schema !== undefined && path.schema.toLowerCase() !== CORE_GROUP_SCHEMA_ID.toLowerCase()) {
+    invalid(`"${path.schema}" is not a schema of the Group resource`);
+  }
+  const name = path.attribute.toLowerCase();
+  const sub = path.subAttribute?.toLowerCase();
+  if (name === 'members' && (sub === undefined || sub === 'value')) return 'members';
+  if (sub === undefined) {
+    if (name === 'id') return 'id';
+    if (name === 'externalid') return 'externalId';
+    if (name === 'displayname') return 'displayName';
+  }
+  const printed = `${path.attribute}${path.subAttribute !== undefined ? `.${path.subAttribute}` : ''}`;
+  return invalid(
+    `Groups can be filtered on id, externalId, displayName and members (members.value), not on "${printed}"`,
+  );
+}
+
+class GroupFilterTranslator {
+  private counter = 0;
+  readonly parameters: Record<string, string> = {};
+
+  constructor(
+    private readonly dialect: SqlDialect,
+    private readonly alias: string,
+  ) {}
+
+  private bind(value: string): string {
+    const name = `scimg${String(this.counter++)}`;
+    this.parameters[name] = value;
+    return `:${name}`;
+  }
+
+  private column(name: string): string {
+    return `"${this.alias}"."${name}"`;
+  }
+
+  private membership(userId: string | undefined): string {
+    const member = `SELECT 1 FROM "scim_group_members" "scim_gm" WHERE "scim_gm"."group_id" = ${this.column('id')}`;
+    return userId === undefined
+      ? `EXISTS (${member})`
+      : `EXISTS (${member} AND "scim_gm"."user_id" = ${this.bind(userId)})`;
+  }
+
+  /** `column <op> value` for strings (value already lower-cased for case-insensitive columns). */
+  private compareString(column: string, operator: ScimCompareFilter['operator'], value: string): string {
+    switch (operator) {
+      case 'eq':
+        return `COALESCE(${column} = ${this.bind(value)}, FALSE)`;
+      case 'ne':
+        return `COALESCE(${column} <> ${this.bind(value)}, TRUE)`;
+      case 'sw':
+        return `COALESCE(substr(${column}, 1, ${String(value.length)}) = ${this.bind(value)}, FALSE)`;
+      case 'ew':
+        return this.dialect === 'postgres'
+          ? `COALESCE(right(${column}, ${String(value.length)}) = ${this.bind(value)}, FALSE)`
+          : `COALESCE(substr(${column}, -${String(value.length)}) = ${this.bind(value)}, FALSE)`;
+      case 'co':
+        return this.dialect === 'postgres'
+          ? `COALESCE(strpos(${column}, ${this.bind(value)}) > 0, FALSE)`
+          : `COALESCE(instr(${column}, ${this.bind(value)}) > 0, FALSE)`;
+      case 'gt':
+      case 'ge':
+      case 'lt':
+      case 'le':
+        return invalid(`"${operator}" is not supported on Group attributes`);
+    }
+  }
+
+  private compare(filter: ScimCompareFilter): string {
+    const attribute = attributeOf(filter.path);
+    if (typeof filter.value !== 'string') {
+      return invalid(`${attribute} is compared with a string, got ${JSON.stringify(filter.value)}`);
+    }
+    switch (attribute) {
+      case 'id':
+      case 'members': {
+        if (filter.operator !== 'eq' && filter.operator !== 'ne') {
+          invalid(`${attribute} supports eq and ne, not "${filter.operator}"`);
+        }
+        const id = filter.value.trim().toLowerCase();
+        const matches = !UUID.test(id)
+          ? 'FALSE'
+          : attribute === 'id'
+            ? `${this.column('id')} = ${this.bind(id)}`
+            : this.membership(id);
+        return filter.operator === 'eq' ? `(${matches})` : `(NOT (${matches}))`;
+      }
+      case 'externalId':
+        return this.compareString(this.column('external_id'), filter.operator, filter.value);
+      case 'displayName':
+        return this.compareString(
+          this.column('display_name_lower'),
+          filter.operator,
+          filter.value.toLowerCase(),
+        );
+    }
+  }
+
+  translate(filter: ScimFilter): string {
+    switch (filter.kind) {
+      case 'and':
+        return `(${this.translate(filter.left)} AND ${this.translate(filter.right)})`;
+      case 'or':
+        return `(${this.translate(filter.left)} OR ${this.translate(filter.right)})`;
+      case 'not':
+        return `(NOT ${this.translate(filter.filter)})`;
+      case 'compare':
+        return this.compare(filter);
+      case 'present': {
+        const attribute = attributeOf(filter.path);
+        switch (attribute) {
+          case 'id':
+          case 'displayName':
+            return 'TRUE';
+          case 'externalId':
+            return `(${this.column('external_id')} IS NOT NULL)`;
+          case 'members':
+            return this.membership(undefined);
+        }
+        break;
+      }
+      case 'valuePath': {
+        // members[value eq "<id>"] (also with `or` inside the brackets).
+        if (attributeOf(filter.path) !== 'members' || filter.path.subAttribute !== undefined) {
+          invalid('Only members[value eq "<id>"] is a value path of a Group');
+        }
+        return this.translate(this.asMemberFilter(filter.filter));
+      }
+    }
+    return invalid('Unsupported filter');
+  }
+
+  /** `value eq "x"` inside members[…] is `members.value eq "x"` outside. */
+  private asMemberFilter(filter: ScimFilter): ScimFilter {
+    switch (filter.kind) {
+      case 'and':
+      case 'or':
+        return {
+          ...filter,
+          left: this.asMemberFilter(filter.left),
+          right: this.asMemberFilter(filter.right),
+        };
+      case 'not':
+        return { ...filter, filter: this.asMemberFilter(filter.filter) };
+      case 'compare':
+      case 'present':
+        if (filter.path.attribute.toLowerCase() !== 'value' || filter.path.subAttribute !== undefined) {
+          invalid('Inside members[…] only value can be compared');
+        }
+        return { ...filter, path: { attribute: 'members', subAttribute: 'value' } };
+      case 'valuePath':
+        return invalid('Value paths cannot nest');
+    }
+  }
+}
+
+/** A Groups list `filter` as one SQL condition on the row aliased `alias`. Throws ScimError (400). */
+export function groupFilterToSql(text: string, dialect: SqlDialect, alias: string): GroupSqlCondition {
+  if (text.length > MAX_FILTER_LENGTH)
+    invalid(`The filter is longer than ${String(MAX_FILTER_LENGTH)} characters`);
+  if (text.includes('\u0000')) invalid('The filter contains a NUL character (U+0000)');
+  let filter: ScimFilter;
+  try {
+    filter = parseFilter(text);
+  } catch (error) {
+    rethrowEngineError(error, ScimErrorCode.InvalidFilter);
+  }
+  const terms = countFilterTerms(filter);
+  if (terms > MAX_FILTER_TERMS) {
+    throw ScimError.badRequest(
+      ScimErrorCode.TooMany,
+      `The filter has ${String(terms)} comparisons; at most ${String(MAX_FILTER_TERMS)}`,
+    );
+  }
+  const translator = new GroupFilterTranslator(dialect, alias);
+  const sql = translator.translate(filter);
+  return { sql, parameters: translator.parameters };
+}

@@ -1,0 +1,252 @@
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RequireScope } from '../auth/scopes.js';
+import { isPlainObject } from './patch/scim-patch-request.js';
+import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
+import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
+import { etagOf, matchesEntityTag } from './scim-etag.js';
+import type { GroupSortKey } from './scim-groups.repository.js';
+import { ScimGroupsService, type GroupListQuery, type ScimGroupListResponse } from './scim-groups.service.js';
+import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
+import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
+import { ScimError, ScimErrorCode } from './scim.errors.js';
+
+const ID_PARAM = { name: 'id', example: 'e9e30dba-f08f-4109-8486-d5c6a331660a' };
+const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
+const ApiProjectionQueries = (): MethodDecorator =>
+  applyDecorators(
+    ApiQuery({ name: 'attributes', required: false, example: 'displayName' }),
+    ApiQuery({ name: 'excludedAttributes', required: false, example: 'members' }),
+  );
+
+const SORT_KEYS: Readonly<Record<string, GroupSortKey>> = {
+  id: 'id',
+  displayname: 'displayName',
+  externalid: 'externalId',
+  'meta.created': 'created',
+  'meta.lastmodified': 'lastModified',
+};
+
+function groupListQuery(source: Readonly<Record<string, unknown>>): GroupListQuery {
+  const sort = parseSort(source);
+  const { filter, startIndex, count } = parseListQuery(source);
+  const query: GroupListQuery = { ...(filter !== undefined ? { filter } : {}), startIndex, count };
+  if (sort === undefined) return query;
+  const name = sort.sortBy.toLowerCase().replace(`${GROUP_RESOURCE_SCHEMA.core.id.toLowerCase()}:`, '');
+  const key = SORT_KEYS[name];
+  if (key === undefined) {
+    throw ScimError.badRequest(
+      ScimErrorCode.InvalidValue,
+      `Groups can be sorted by id, displayName, externalId, meta.created or meta.lastModified, not "${sort.sortBy}"`,
+    );
+  }
+  return { ...query, sort: { key, descending: sort.descending } };
+}
+
+/**
+ * SCIM 2.0 Groups (RFC 7643 §4.2, RFC 7644 §3.3–§3.7) as Entra ID and Okta provision them. PATCH answers 204 (RFC
+ * 7644 §3.5.2 allows it; both IdPs expect it) unless the request asks for attributes/excludedAttributes, then 200
+ * with the group: a 10,000-member group is not sent back for every membership change.
+ */
+@ApiTags('Scim')
+@ApiBearerAuth()
+@RequireScope('users')
+@Controller('api/v1/scim/Groups')
+export class ScimGroupsController {
+  constructor(private readonly groups: ScimGroupsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'Scim_CreateGroup', summary: 'Create a group (201 + Location)' })
+  @ApiScimConsumes()
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiScimErrorResponses()
+  async create(
+    @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
+    const { entity, view } = await this.groups.create(body, scimBaseUrl(request), projection);
+    reply
+      .header('Location', `${scimBaseUrl(request)}/Groups/${entity.id}`)
+      .header('ETag', etagOf(entity.version));
+    return view;
+  }
+
+  @Get()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'Scim_ListGroups', summary: 'List groups, with filter, paging and sorting' })
+  @ApiQuery({ name: 'filter', required: false, example: 'displayName eq "Sales"' })
+  @ApiQuery({ name: 'startIndex', required: false, example: 1 })
+  @ApiQuery({ name: 'count', required: false, example: 100 })
+  @ApiQuery({ name: 'sortBy', required: false, example: 'displayName' })
+  @ApiQuery({ name: 'sortOrder', required: false, example: 'ascending' })
+  @ApiProjectionQueries()
+  @ApiOkResponse({ description: 'ListResponse of groups' })
+  @ApiScimErrorResponses()
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ): Promise<ScimGroupListResponse> {
+    return this.groups.list(
+      groupListQuery(query),
+      scimBaseUrl(request),
+      parseProjection(query, GROUP_RESOURCE_SCHEMA),
+    );
+  }
+
+  @Post('.search')
+  @HttpCode(200)
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'Scim_SearchGroups', summary: 'List groups with the query in the body' })
+  @ApiScimConsumes()
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiScimErrorResponses()
+  async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimGroupListResponse> {
+    if (!isPlainObject(body)) {
+      throw ScimError.badRequest(ScimErrorCode.InvalidSyntax, 'A SearchRequest body must be a JSON object');
+    }
+    return this.groups.list(
+      groupListQuery(body),
+      scimBaseUrl(request),
+      parseProjection(body, GROUP_RESOURCE_SCHEMA),
+    );
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'Scim_GetGroup',
+    summary: 'Get a group (304 when If-None-Match has its version)',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiProjectionQueries()
+  @ApiScimErrorResponses(404)
+  async get(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
+    const ifNoneMatch = singleHeader(request, 'if-none-match');
+    if (ifNoneMatch !== undefined) {
+      const version = await this.groups.version(id);
+      if (matchesEntityTag(ifNoneMatch, version)) {
+        await reply.code(304).header('ETag', etagOf(version)).send();
+        return;
+      }
+    }
+    const { entity, view } = await this.groups.get(id, scimBaseUrl(request), projection);
+    await reply
+      .code(200)
+      .header('Content-Type', SCIM_CONTENT_TYPE)
+      .header('ETag', etagOf(entity.version))
+      .send(view);
+  }
+
+  @Put(':id')
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'Scim_ReplaceGroup',
+    summary: 'Replace a group (members replaced as a whole)',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiScimConsumes()
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiScimErrorResponses(404, 412)
+  async replace(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
+    const { entity, view } = await this.groups.replace(
+      id,
+      body,
+      singleHeader(request, 'if-match'),
+      scimBaseUrl(request),
+      projection,
+    );
+    reply.header('ETag', etagOf(entity.version));
+    return view;
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    operationId: 'Scim_PatchGroup',
+    summary: 'Patch a group: members add/remove/replace, displayName, externalId (Entra and Okta shapes)',
+    description: '204, or 200 with the group when attributes or excludedAttributes is given.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiScimConsumes()
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiNoContentResponse({ description: 'Patched' })
+  @ApiScimErrorResponses(404, 412)
+  async patch(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
+    const wantsBody = projection.attributes !== undefined || projection.excluded !== undefined;
+    const { entity, view } = await this.groups.patch(
+      id,
+      body,
+      singleHeader(request, 'if-match'),
+      scimBaseUrl(request),
+      wantsBody ? projection : { attributes: [] },
+    );
+    reply.header('ETag', etagOf(entity.version));
+    if (!wantsBody) {
+      await reply.code(204).send();
+      return;
+    }
+    await reply.code(200).header('Content-Type', SCIM_CONTENT_TYPE).send(view);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'Scim_DeleteGroup', summary: 'Delete a group and its memberships' })
+  @ApiParam(ID_PARAM)
+  @ApiHeader(IF_MATCH)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiScimErrorResponses(404, 412)
+  async delete(@Param('id') id: string, @Req() request: FastifyRequest): Promise<void> {
+    await this.groups.delete(id, singleHeader(request, 'if-match'));
+  }
+}

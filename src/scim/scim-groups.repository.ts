@@ -1,0 +1,270 @@
+// The queries of SCIM Groups: paged lists (filter → SQL through group-filter-sql.ts, page in index order and a
+// separate COUNT), members read in bulk for a page of groups (and groups for a page of users), and a PATCH plan
+// applied as a few set-based statements in one transaction that bumps the group's version only when something
+// changed, and only while the version is still the one the caller read.
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
+import { ScimUserEntity } from './entities/scim-user.entity.js';
+import { groupFilterToSql } from './group-filter-sql.js';
+import type { GroupPatchPlan } from './patch/group-patch.js';
+import type { SqlDialect } from './scim-filter-sql.js';
+import { ScimUsersRepository } from './scim-users.repository.js';
+
+const ALIAS = 'scim_group';
+/** Rows per statement: 2 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
+const CHUNK = 500;
+
+export interface MemberRow {
+  groupId: string;
+  userId: string;
+  display: string | null;
+}
+
+export interface GroupRow {
+  groupId: string;
+  userId: string;
+  displayName: string;
+}
+
+export interface GroupPage {
+  totalResults: number;
+  groups: ScimGroupEntity[];
+}
+
+export type GroupSortKey = 'id' | 'displayName' | 'externalId' | 'created' | 'lastModified';
+
+export interface GroupSort {
+  key: GroupSortKey;
+  descending: boolean;
+}
+
+export type GroupChanges = Partial<Pick<ScimGroupEntity, 'displayName' | 'displayNameLower' | 'externalId'>>;
+
+const SORT_COLUMNS: Record<GroupSortKey, string> = {
+  id: 'id',
+  displayName: 'displayNameLower',
+  externalId: 'externalId',
+  created: 'createdAt',
+  lastModified: 'lastModified',
+};
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK) out.push(items.slice(start, start + CHUNK));
+  return out;
+}
+
+@Injectable()
+export class ScimGroupsRepository {
+  constructor(
+    @InjectRepository(ScimGroupEntity) private readonly groups: Repository<ScimGroupEntity>,
+    @InjectRepository(ScimGroupMemberEntity) private readonly members: Repository<ScimGroupMemberEntity>,
+  ) {}
+
+  private get dialect(): SqlDialect {
+    return this.groups.manager.connection.options.type === 'postgres' ? 'postgres' : 'sqlite';
+  }
+
+  private displayExpression(alias: string): string {
+    return this.dialect === 'postgres'
+      ? `COALESCE("${alias}"."attributes" ->> 'displayName', "${alias}"."user_name")`
+      : `COALESCE(json_extract("${alias}"."attributes", '$.displayName'), "${alias}"."user_name")`;
+  }
+
+  async findById(id: string): Promise<ScimGroupEntity | null> {
+    const normalized = ScimUsersRepository.normalizeId(id);
+    return normalized === undefined ? null : this.groups.findOneBy({ id: normalized });
+  }
+
+  /** The ids among `ids` that name no user (non-UUIDs included). */
+  async unknownUsers(ids: readonly string[]): Promise<string[]> {
+    const candidates = [...new Set(ids)];
+    const valid = candidates.filter((id) => ScimUsersRepository.normalizeId(id) !== undefined);
+    const found = new Set<string>();
+    for (const chunk of chunks(valid)) {
+      const rows = await this.groups.manager
+        .getRepository(ScimUserEntity)
+        .find({ select: { id: true }, where: { id: In(chunk) } });
+      for (const row of rows) found.add(row.id);
+    }
+    return candidates.filter((id) => !found.has(id));
+  }
+
+  async insert(group: ScimGroupEntity, memberIds: readonly string[]): Promise<void> {
+    await this.groups.manager.transaction(async (manager) => {
+      await manager.insert(ScimGroupEntity, group);
+      await this.insertMembers(manager, group.id, memberIds);
+    });
+  }
+
+  private async insertMembers(
+    manager: EntityManager,
+    groupId: string,
+    userIds: readonly string[],
+  ): Promise<void> {
+    for (const chunk of chunks(userIds)) {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(ScimGroupMemberEntity)
+        .values(chunk.map((userId) => ({ groupId, userId })))
+        .orIgnore()
+        .execute();
+    }
+  }
+
+  private async existingMembers(manager: EntityManager, groupId: string, userIds: readonly string[]) {
+    const existing = new Set<string>();
+    for (const chunk of chunks(userIds)) {
+      const rows = await manager.find(ScimGroupMemberEntity, {
+        select: { userId: true },
+        where: { groupId, userId: In(chunk) },
+      });
+      for (const row of rows) existing.add(row.userId);
+    }
+    return existing;
+  }
+
+  /**
+   * Applies the plan's member changes and `changes`, then bumps the version, all only while the group still has
+   * `expectedVersion`. Returns 'unchanged' (nothing written), 'changed', or 'conflict' (rolled back: the group
+   * changed or went meanwhile).
+   */
+  async applyPlan(
+    groupId: string,
+    expectedVersion: number,
+    changes: GroupChanges,
+    plan: Pick<GroupPatchPlan, 'resetMembers' | 'add' | 'remove'>,
+  ): Promise<'unchanged' | 'changed' | 'conflict'> {
+    class Conflict extends Error {}
+    try {
+      return await this.groups.manager.transaction(async (manager) => {
+        let changed = Object.keys(changes).length > 0;
+        if (plan.resetMembers) {
+          const current = await manager.find(ScimGroupMemberEntity, {
+            select: { userId: true },
+            where: { groupId },
+          });
+          const wanted = plan.add;
+          const stale = current.map((row) => row.userId).filter((id) => !wanted.has(id));
+          const present = new Set(current.map((row) => row.userId));
+          const fresh = [...wanted].filter((id) => !present.has(id));
+          for (const chunk of chunks(stale)) {
+            await manager.delete(ScimGroupMemberEntity, { groupId, userId: In(chunk) });
+          }
+          await this.insertMembers(manager, groupId, fresh);
+          changed ||= stale.length > 0 || fresh.length > 0;
+        } else {
+          for (const chunk of chunks([...plan.remove])) {
+            const result = await manager.delete(ScimGroupMemberEntity, { groupId, userId: In(chunk) });
+            changed ||= (result.affected ?? 0) > 0;
+          }
+          const additions = [...plan.add];
+          const existing = await this.existingMembers(manager, groupId, additions);
+          const fresh = additions.filter((id) => !existing.has(id));
+          await this.insertMembers(manager, groupId, fresh);
+          changed ||= fresh.length > 0;
+        }
+        if (!changed) {
+          const still = await manager.countBy(ScimGroupEntity, { id: groupId, version: expectedVersion });
+          if (still === 0) throw new Conflict();
+          return 'unchanged';
+        }
+        const result = await manager
+          .createQueryBuilder()
+          .update(ScimGroupEntity)
+          .set({ ...changes, version: expectedVersion + 1, lastModified: new Date() })
+          .where('id = :groupId AND version = :expectedVersion', { groupId, expectedVersion })
+          .execute();
+        if ((result.affected ?? 0) === 0) throw new Conflict();
+        return 'changed';
+      });
+    } catch (error) {
+      if (error instanceof Conflict) return 'conflict';
+      throw error;
+    }
+  }
+
+  async delete(id: string, expectedVersion?: number): Promise<boolean> {
+    const normalized = ScimUsersRepository.normalizeId(id);
+    if (normalized === undefined) return false;
+    return this.groups.manager.transaction(async (manager) => {
+      const result = await manager.delete(
+        ScimGroupEntity,
+        expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
+      );
+      if ((result.affected ?? 0) === 0) return false;
+      // The foreign key cascades too; this does not depend on SQLite's foreign_keys pragma.
+      await manager.delete(ScimGroupMemberEntity, { groupId: normalized });
+      return true;
+    });
+  }
+
+  async search(
+    filter: string | undefined,
+    offset: number,
+    limit: number,
+    sort: GroupSort | undefined,
+  ): Promise<GroupPage> {
+    const condition = filter === undefined ? undefined : groupFilterToSql(filter, this.dialect, ALIAS);
+    const query = () => {
+      const builder = this.groups.createQueryBuilder(ALIAS);
+      if (condition !== undefined) builder.where(condition.sql, { ...condition.parameters });
+      return builder;
+    };
+    const totalResults = await query().getCount();
+    if (limit <= 0 || offset >= totalResults) return { totalResults, groups: [] };
+    const builder = query();
+    if (sort !== undefined) {
+      const direction = sort.descending ? 'DESC' : 'ASC';
+      builder.orderBy(
+        `${ALIAS}.${SORT_COLUMNS[sort.key]}`,
+        direction,
+        sort.descending ? 'NULLS LAST' : 'NULLS FIRST',
+      );
+      builder.addOrderBy(`${ALIAS}.id`, direction);
+    } else {
+      builder.orderBy(`${ALIAS}.createdAt`, 'ASC').addOrderBy(`${ALIAS}.id`, 'ASC');
+    }
+    const groups = await builder.offset(offset).limit(limit).getMany();
+    return { totalResults, groups };
+  }
+
+  /** Members of the given groups, with each user's displayName (or userName), oldest membership order-free. */
+  async membersOf(groupIds: readonly string[]): Promise<MemberRow[]> {
+    const rows: MemberRow[] = [];
+    for (const chunk of chunks(groupIds)) {
+      const raw = await this.members
+        .createQueryBuilder('m')
+        .innerJoin(ScimUserEntity, 'u', 'u.id = m.user_id')
+        .select('m.group_id', 'groupId')
+        .addSelect('m.user_id', 'userId')
+        .addSelect(this.displayExpression('u'), 'display')
+        .where({ groupId: In(chunk) })
+        .orderBy('m.user_id', 'ASC')
+        .getRawMany<MemberRow>();
+      rows.push(...raw);
+    }
+    return rows;
+  }
+
+  /** The groups the given users are direct members of (the Users' read-only `groups` attribute). */
+  async groupsOf(userIds: readonly string[]): Promise<GroupRow[]> {
+    const rows: GroupRow[] = [];
+    for (const chunk of chunks(userIds)) {
+      const raw = await this.members
+        .createQueryBuilder('m')
+        .innerJoin(ScimGroupEntity, 'g', 'g.id = m.group_id')
+        .select('m.group_id', 'groupId')
+        .addSelect('m.user_id', 'userId')
+        .addSelect('g.display_name', 'displayName')
+        .where({ userId: In(chunk) })
+        .orderBy('g.display_name', 'ASC')
+        .getRawMany<GroupRow>();
+      rows.push(...raw);
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,67 @@
+// PostgreSQL cannot store U+0000 in text, nor a lone UTF-16 surrogate ("\ud800") in json/jsonb (SQLite can, and
+// every consumer of the data would then trip on them), so either anywhere in a request is refused before any
+// handler runs: one Fastify hook for every route (SCIM answers it in its own error schema through the global
+// filter's renderers, the webhook like any other).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PlatformError, type FieldError } from '../errors/api-error.js';
+
+/** Enough to name what is wrong; a body full of NULs does not need 50,000 entries. */
+const MAX_REPORTED = 20;
+
+/** A surrogate code unit that is not half of a pair (with the u flag, a pair is one code point, not \p{Cs}). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function unstorable(text: string): boolean {
+  return text.includes('\u0000') || LONE_SURROGATE.test(text);
+}
+
+/**
+ * The paths (Context.Domain, Ids[3], Operations[0].value.name) of every string or key holding a NUL or a lone
+ * surrogate.
+ */
+export function nulFields(value: unknown, root: string, out: string[] = []): string[] {
+  // An explicit stack: a deeply nested body cannot overflow the call stack.
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length > 0 && out.length < MAX_REPORTED) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (unstorable(current)) out.push(path);
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--)
+        stack.push([current[index], `${path}[${index}]`]);
+    } else if (current !== null && typeof current === 'object') {
+      const entries: Array<[string, unknown]> = Object.entries(current);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, inner] = entries[index];
+        const child = path === '' ? key : `${path}.${key}`;
+        if (unstorable(key)) out.push(JSON.stringify(child).slice(1, -1));
+        else stack.push([inner, child]);
+      }
+    }
+  }
+  return out;
+}
+
+/** preValidation hook: 400 ValidationFailed naming every field (body, query string, path) with either. */
+export function refuseNulCharacters(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  const fields = [
+    ...nulFields(request.body, ''),
+    ...nulFields(request.query, ''),
+    ...nulFields(request.params, ''),
+  ];
+  if (fields.length === 0) {
+    done();
+    return;
+  }
+  const errors: FieldError[] = fields.map((field) => ({
+    Field: field === '' ? 'body' : field,
+    Message:
+      `${field === '' ? 'The body' : field} contains a NUL character (U+0000) or a lone UTF-16 surrogate, ` +
+      'which is not accepted',
+  }));
+  done(PlatformError.validation(errors));
+}

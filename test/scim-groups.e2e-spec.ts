@@ -1,0 +1,444 @@
+// SCIM Groups (issue 15) through the real app on SQLite or PostgreSQL: the group sequences of Microsoft Entra ID's
+// provisioning documentation and Okta's SCIM 2.0 Group Push guide, request bodies as those clients send them,
+// membership filters, attributes/excludedAttributes, paging and sorting, the Users' groups attribute, deletes
+// that take memberships along, and a property test that membership stays consistent under random operations.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { ERROR_SCHEMA, PATCH_OP, SCIM, scimClient, type ScimClient } from './scim/scim-client.js';
+import { scimUserBody } from './scim/scim-user.factory.js';
+
+const CORE_GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+interface Member {
+  value: string;
+  $ref: string;
+  display: string | null;
+  type: string;
+}
+
+interface Group {
+  id: string;
+  displayName: string;
+  externalId?: string;
+  members?: Member[];
+  meta: { version: string; location: string; resourceType: string };
+}
+
+function expectScimError(
+  response: { statusCode: number; json(): unknown },
+  status: number,
+  scimType?: string,
+): Record<string, unknown> {
+  expect(response.statusCode).toBe(status);
+  const body = response.json() as Record<string, unknown>;
+  expect(body).toEqual({
+    schemas: [ERROR_SCHEMA],
+    status: String(status),
+    ...(scimType !== undefined ? { scimType } : {}),
+    detail: expect.any(String),
+  });
+  return body;
+}
+
+describe('SCIM groups', () => {
+  let t: TestApp;
+  let scim: ScimClient;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    scim = scimClient(t);
+  });
+  afterAll(async () => t.close());
+
+  async function createUser(
+    overrides: Record<string, unknown> = {},
+  ): Promise<{ id: string; userName: string }> {
+    const response = await scim.post('/Users', scimUserBody(overrides));
+    expect(response.statusCode).toBe(201);
+    return response.json();
+  }
+
+  async function createGroup(body: Record<string, unknown>): Promise<Group> {
+    const response = await scim.post('/Groups', { schemas: [CORE_GROUP], ...body });
+    expect(response.statusCode).toBe(201);
+    return response.json();
+  }
+
+  async function getGroup(id: string, query = ''): Promise<Group> {
+    const response = await scim.get(`/Groups/${id}${query}`);
+    expect(response.statusCode).toBe(200);
+    return response.json();
+  }
+
+  async function memberIds(id: string): Promise<string[]> {
+    return ((await getGroup(id)).members ?? []).map((member) => member.value).sort();
+  }
+
+  async function listGroups(
+    filter: string,
+    extra = '',
+  ): Promise<{ totalResults: number; Resources: Group[] }> {
+    const response = await scim.get(`/Groups?filter=${encodeURIComponent(filter)}${extra}`);
+    expect(response.statusCode).toBe(200);
+    return response.json();
+  }
+
+  it('replays the Entra ID group sequence (create, get, find by displayName, patch, membership check, delete)', async () => {
+    const user = await createUser();
+    // POST /Groups as Entra sends it (Microsoft's ADSCIM schema URN and meta included).
+    const created = await scim.post('/Groups', {
+      schemas: [CORE_GROUP, 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group'],
+      externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159',
+      displayName: 'displayName-entra',
+      meta: { resourceType: 'Group' },
+    });
+    expect(created.statusCode).toBe(201);
+    const group = created.json<Group>();
+    expect(created.headers.location).toBe(group.meta.location);
+    expect(created.headers.etag).toBe('W/"1"');
+    expect(group).toMatchObject({
+      schemas: [CORE_GROUP],
+      externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159',
+      displayName: 'displayName-entra',
+      members: [],
+      meta: {
+        resourceType: 'Group',
+        version: 'W/"1"',
+        location: `http://localhost:80${SCIM}/Groups/${group.id}`,
+      },
+    });
+
+    // GET /Groups/{id}?excludedAttributes=members
+    const fetched = await getGroup(group.id, '?excludedAttributes=members');
+    expect(fetched).not.toHaveProperty('members');
+    expect(fetched.displayName).toBe('displayName-entra');
+
+    // GET /Groups?excludedAttributes=members&filter=displayName eq "displayName-entra" (case-insensitively)
+    const found = await listGroups('displayName eq "DISPLAYNAME-entra"', '&excludedAttributes=members');
+    expect(found.totalResults).toBe(1);
+    expect(found.Resources[0].id).toBe(group.id);
+    expect(found.Resources[0]).not.toHaveProperty('members');
+
+    // Update Group [Non-member attributes]
+    const renamed = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'displayName', value: '1879db59updatedDisplayName' }],
+    });
+    expect(renamed.statusCode).toBe(204);
+    expect(renamed.headers.etag).toBe('W/"2"');
+
+    // Update Group [Add Members]
+    const added = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'members', value: [{ $ref: null, value: user.id }] }],
+    });
+    expect(added.statusCode).toBe(204);
+    const withMember = await getGroup(group.id);
+    expect(withMember.displayName).toBe('1879db59updatedDisplayName');
+    expect(withMember.meta.version).toBe('W/"3"');
+    expect(withMember.members).toEqual([
+      {
+        value: user.id,
+        $ref: `http://localhost:80${SCIM}/Users/${user.id}`,
+        display: expect.any(String),
+        type: 'User',
+      },
+    ]);
+
+    // The membership check Entra runs: id eq … and members eq "<userId>"
+    const check = `id eq "${group.id}" and members eq "${user.id}"`;
+    expect((await listGroups(check, '&excludedAttributes=members')).totalResults).toBe(1);
+    expect((await listGroups(`members.value eq "${user.id}"`)).Resources.map((g) => g.id)).toContain(
+      group.id,
+    );
+    expect((await listGroups(`members[value eq "${user.id}"]`)).Resources.map((g) => g.id)).toContain(
+      group.id,
+    );
+
+    // Update Group [Remove Members]
+    const removed = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Remove', path: 'members', value: [{ $ref: null, value: user.id }] }],
+    });
+    expect(removed.statusCode).toBe(204);
+    expect(await memberIds(group.id)).toEqual([]);
+    expect((await listGroups(check)).totalResults).toBe(0);
+
+    expect((await scim.delete(`/Groups/${group.id}`)).statusCode).toBe(204);
+    expectScimError(await scim.get(`/Groups/${group.id}`), 404);
+    expectScimError(await scim.delete(`/Groups/${group.id}`), 404);
+  });
+
+  it("replays Okta's Group Push (create with members [], rename by path-less replace, add, remove by filter, PUT)", async () => {
+    const first = await createUser();
+    const second = await createUser();
+    // Okta checks first whether the group exists.
+    expect((await listGroups('displayName eq "Test SCIMv2 okta"')).totalResults).toBe(0);
+    const group = await createGroup({ displayName: 'Test SCIMv2 okta', members: [] });
+    expect(group.members).toEqual([]);
+
+    const rename = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { id: group.id, displayName: 'Test SCIMv2 okta renamed' } }],
+    });
+    expect(rename.statusCode).toBe(204);
+
+    const add = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'add',
+          path: 'members',
+          value: [
+            { value: first.id, display: first.userName },
+            { value: second.id, display: second.userName },
+          ],
+        },
+      ],
+    });
+    expect(add.statusCode).toBe(204);
+    expect(await memberIds(group.id)).toEqual([first.id, second.id].sort());
+
+    const remove = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: `members[value eq "${first.id}"]` }],
+    });
+    expect(remove.statusCode).toBe(204);
+    expect(await memberIds(group.id)).toEqual([second.id]);
+
+    // Okta's other remove shape: path members with a value list.
+    await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: 'members', value: [{ value: second.id }] }],
+    });
+    expect(await memberIds(group.id)).toEqual([]);
+
+    // PUT replaces the members as a whole.
+    const put = await scim.put(`/Groups/${group.id}`, {
+      schemas: [CORE_GROUP],
+      id: group.id,
+      displayName: 'Test SCIMv2 okta put',
+      members: [{ value: first.id, display: first.userName }],
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({ displayName: 'Test SCIMv2 okta put', members: [{ value: first.id }] });
+    expect((await getGroup(group.id)).displayName).toBe('Test SCIMv2 okta put');
+    expect((await getGroup(group.id)).meta.version).toBe(put.headers.etag);
+  });
+
+  it('ignores duplicate adds and does not bump the version for a change that is none', async () => {
+    const user = await createUser();
+    const group = await createGroup({ displayName: `dupes-${user.id}`, members: [{ value: user.id }] });
+    const again = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }, { value: user.id }] }],
+    });
+    expect(again.statusCode).toBe(204);
+    expect(again.headers.etag).toBe('W/"1"');
+    expect(await memberIds(group.id)).toEqual([user.id]);
+  });
+
+  it('refuses unknown member ids with 400 invalidValue naming them, and writes nothing', async () => {
+    const user = await createUser();
+    const missing = '00000000-0000-4000-8000-000000000001';
+    const body = expectScimError(
+      await scim.post('/Groups', {
+        displayName: 'ghosts',
+        members: [{ value: user.id }, { value: missing }],
+      }),
+      400,
+      'invalidValue',
+    );
+    expect(body.detail).toContain(missing);
+    expect((await listGroups('displayName eq "ghosts"')).totalResults).toBe(0);
+    const group = await createGroup({ displayName: `ghost-target-${user.id}` });
+    const patched = await scim.patch(`/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }, { value: 'not-a-uuid' }] }],
+    });
+    expect(expectScimError(patched, 400, 'invalidValue').detail).toContain('not-a-uuid');
+    expect(await memberIds(group.id)).toEqual([]);
+  });
+
+  it('answers bad bodies, paths and filters with the SCIM error schema', async () => {
+    expectScimError(await scim.post('/Groups', { members: [] }), 400, 'invalidValue');
+    expectScimError(await scim.post('/Groups', { displayName: 'x', owner: 'y' }), 400, 'invalidValue');
+    expectScimError(await scim.post('/Groups', '[1]'), 400, 'invalidSyntax');
+    const group = await createGroup({ displayName: 'errors' });
+    const patch = (operations: unknown[]) =>
+      scim.patch(`/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: operations });
+    expectScimError(await patch([{ op: 'remove', path: 'displayName' }]), 400, 'mutability');
+    expectScimError(await patch([{ op: 'add', path: 'owners', value: [] }]), 400, 'invalidPath');
+    expectScimError(await patch([{ op: 'move', path: 'members' }]), 400, 'invalidSyntax');
+    expectScimError(await patch([{ op: 'remove', path: 'members[display eq "x"]' }]), 400, 'invalidFilter');
+    expectScimError(
+      await scim.get(`/Groups?filter=${encodeURIComponent('owner eq "x"')}`),
+      400,
+      'invalidFilter',
+    );
+    expectScimError(await scim.get('/Groups?filter=displayName%20eq'), 400, 'invalidFilter');
+    expectScimError(await scim.get('/Groups?sortBy=members'), 400, 'invalidValue');
+    expectScimError(
+      await scim.get(`/Groups/${group.id}?attributes=a&excludedAttributes=b`),
+      400,
+      'invalidValue',
+    );
+    expectScimError(await scim.get('/Groups/00000000-0000-4000-8000-000000000009'), 404);
+  });
+
+  it('lists with paging, sorting and attributes', async () => {
+    const tag = `page-${String(Date.now())}`;
+    const names = ['b', 'C', 'a', 'd'].map((letter) => `${tag}-${letter}`);
+    for (const name of names) await createGroup({ displayName: name, externalId: `ext-${name}` });
+    const filter = `displayName sw "${tag}"`;
+    const ascending = await listGroups(filter, '&sortBy=displayName&attributes=displayName');
+    expect(ascending.Resources.map((g) => g.displayName)).toEqual(
+      [...names].sort((x, y) => x.toLowerCase().localeCompare(y.toLowerCase())),
+    );
+    expect(Object.keys(ascending.Resources[0]).sort()).toEqual(['displayName', 'id', 'schemas']);
+    const page = await listGroups(filter, '&sortBy=displayName&sortOrder=descending&startIndex=2&count=2');
+    expect(page).toMatchObject({ totalResults: 4, startIndex: 2, itemsPerPage: 2 });
+    expect(page.Resources.map((g) => g.displayName)).toEqual([`${tag}-C`, `${tag}-b`]);
+    const search = await scim.post('/Groups/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      filter: `externalId eq "ext-${tag}-a"`,
+      excludedAttributes: ['members', 'meta'],
+    });
+    expect(search.statusCode).toBe(200);
+    expect(search.json().Resources).toEqual([
+      { schemas: [CORE_GROUP], id: expect.any(String), externalId: `ext-${tag}-a`, displayName: `${tag}-a` },
+    ]);
+  });
+
+  it("fills the users' read-only groups attribute, and deleting a user or group removes its memberships", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const group = await createGroup({
+      displayName: `members-of-${user.id}`,
+      members: [{ value: user.id }, { value: other.id }],
+    });
+    const read = (await scim.get(`/Users/${user.id}`)).json();
+    expect(read.groups).toEqual([
+      {
+        value: group.id,
+        $ref: `http://localhost:80${SCIM}/Groups/${group.id}`,
+        display: group.displayName,
+        type: 'direct',
+      },
+    ]);
+    // groups is read-only: a PUT with groups is accepted and changes nothing about memberships.
+    const put = await scim.put(`/Users/${user.id}`, scimUserBody({ userName: user.userName, groups: [] }));
+    expect(put.statusCode).toBe(200);
+    expect(put.json().groups).toHaveLength(1);
+    expect((await scim.get(`/Users/${user.id}?excludedAttributes=groups`)).json()).not.toHaveProperty(
+      'groups',
+    );
+
+    expect((await scim.delete(`/Users/${user.id}`)).statusCode).toBe(204);
+    const after = await getGroup(group.id);
+    expect(after.members?.map((member) => member.value)).toEqual([other.id]);
+    expect(after.meta.version).toBe('W/"2"');
+
+    expect((await scim.delete(`/Groups/${group.id}`)).statusCode).toBe(204);
+    expect((await scim.get(`/Users/${other.id}`)).json()).not.toHaveProperty('groups');
+    const rows: unknown[] = await t.dataSource.query(
+      'SELECT user_id FROM scim_group_members WHERE group_id = $1'.replace('$1', `'${group.id}'`),
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('answers a wrong method on a SCIM path with 405 and Allow, in the SCIM error schema', async () => {
+    const group = await createGroup({ displayName: 'methods' });
+    const wrong = await scim.request('POST', `/Groups/${group.id}`, {});
+    expectScimError(wrong, 405);
+    expect(wrong.headers.allow).toBe('GET, PUT, PATCH, DELETE');
+    expectScimError(await scim.request('DELETE', '/Users'), 405);
+    expectScimError(await scim.request('PUT', '/ServiceProviderConfig', {}), 405);
+    expectScimError(await scim.request('GET', '/Groups/.search'), 404);
+    expectScimError(await scim.get('/Nothing'), 404);
+  });
+
+  it('accepts GET and DELETE without a body that declare application/scim+json, and names it in parse errors', async () => {
+    const user = await createUser();
+    const headers = { 'content-type': 'application/scim+json' };
+    expect((await scim.get(`/Users/${user.id}`, headers)).statusCode).toBe(200);
+    expect((await scim.delete(`/Users/${user.id}`, headers)).statusCode).toBe(204);
+    const broken = expectScimError(await scim.post('/Groups', '{"displayName": '), 400, 'invalidSyntax');
+    expect(broken.detail).not.toContain('application/json');
+    const empty = expectScimError(await scim.post('/Groups', ''), 400, 'invalidSyntax');
+    expect(empty.detail).not.toMatch(/application\/json/);
+  });
+
+  it('refuses an over-large PATCH (issue 14) quickly', async () => {
+    const group = await createGroup({ displayName: 'caps' });
+    const operations = Array.from({ length: 1001 }, () => ({ op: 'add', path: 'externalId', value: 'x' }));
+    const started = performance.now();
+    expectScimError(
+      await scim.patch(`/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: operations }),
+      400,
+      'invalidValue',
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('keeps membership consistent under random add/remove/replace/delete sequences', async () => {
+    const users = await Promise.all(Array.from({ length: 5 }, () => createUser()));
+    const ids = users.map((user) => user.id);
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), members: fc.subarray(ids, { minLength: 1 }) }),
+      fc.record({ kind: fc.constant('remove' as const), members: fc.subarray(ids, { minLength: 1 }) }),
+      fc.record({
+        kind: fc.constant('removeFilter' as const),
+        members: fc.subarray(ids, { minLength: 1, maxLength: 1 }),
+      }),
+      fc.record({ kind: fc.constant('replace' as const), members: fc.subarray(ids) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(operation, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        async (requests) => {
+          const group = await createGroup({ displayName: `prop-${String(Math.random())}` });
+          const expected = new Set<string>();
+          let version = 1;
+          for (const ops of requests) {
+            const before = [...expected].sort().join();
+            const Operations = ops.map((op) => {
+              switch (op.kind) {
+                case 'add':
+                  for (const id of op.members) expected.add(id);
+                  return { op: 'add', path: 'members', value: op.members.map((value) => ({ value })) };
+                case 'remove':
+                  for (const id of op.members) expected.delete(id);
+                  return { op: 'remove', path: 'members', value: op.members.map((value) => ({ value })) };
+                case 'removeFilter':
+                  expected.delete(op.members[0]);
+                  return { op: 'remove', path: `members[value eq "${op.members[0]}"]` };
+                case 'replace':
+                  expected.clear();
+                  for (const id of op.members) expected.add(id);
+                  return { op: 'replace', path: 'members', value: op.members.map((value) => ({ value })) };
+              }
+            });
+            const response = await scim.patch(`/Groups/${group.id}`, { schemas: [PATCH_OP], Operations });
+            expect(response.statusCode).toBe(204);
+            if ([...expected].sort().join() !== before) version += 1;
+            expect(response.headers.etag).toBe(`W/"${String(version)}"`);
+            expect(await memberIds(group.id)).toEqual([...expected].sort());
+            for (const id of ids) {
+              const listed = await listGroups(`id eq "${group.id}" and members eq "${id}"`);
+              expect(listed.totalResults).toBe(expected.has(id) ? 1 : 0);
+            }
+          }
+          expect((await scim.delete(`/Groups/${group.id}`)).statusCode).toBe(204);
+          for (const id of ids) {
+            expect((await listGroups(`members eq "${id}"`)).Resources.map((g) => g.id)).not.toContain(
+              group.id,
+            );
+          }
+        },
+      ),
+      { numRuns: 12, seed: 15 },
+    );
+  }, 60_000);
+});
