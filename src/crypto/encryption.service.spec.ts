@@ -43,6 +43,8 @@ describe('EncryptionService', () => {
     const second = loadKeyRing(config);
     expect(first.current.equals(second.current)).toBe(true);
     expect(fs.statSync(path.join(dataDir, 'encryption.key')).mode & 0o777).toBe(0o600);
+    // The draft it was written to before being linked into place is gone.
+    expect(fs.readdirSync(dataDir)).toEqual(['encryption.key']);
     fs.rmSync(dataDir, { recursive: true });
   });
 });

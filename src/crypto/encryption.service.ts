@@ -39,11 +39,17 @@ export function loadKeyRing(
   }
   if (!fs.existsSync(file)) {
     fs.mkdirSync(config.dataDir, { recursive: true });
+    // Written whole under a name of its own, then linked into place: link() fails if the file exists, so two
+    // processes starting together cannot both create (and disagree about) the key, and neither can read the
+    // other's file half-written (with a plain 'wx' write it was briefly empty: seen as a failed start).
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(draft, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
     try {
-      // 'wx': two processes starting together cannot both create (and disagree about) the key.
-      fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      fs.linkSync(draft, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(draft, { force: true });
     }
   }
   return { current: readKeyFile(file), previous, file };
