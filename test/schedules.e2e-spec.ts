@@ -60,7 +60,10 @@ describe('schedules', () => {
         'Duration',
         'Pattern',
         'Exceptions',
+        'RecurrenceDates',
+        'ExceptionDates',
       ]);
+      expect(item.Recurrence).toMatchObject({ RecurrenceDates: [], ExceptionDates: [] });
       expect(item.Recurrence.Exceptions[0]).toEqual({
         Id: expect.any(String),
         RecurrenceId: item.Recurrence.Id,
@@ -400,6 +403,60 @@ describe('schedules', () => {
         End: '2026-01-05T08:15:00.000Z',
         IsMoved: false,
       });
+    });
+
+    it('honours RecurrenceDates (RDATE) and ExceptionDates (EXDATE), kept as sent', async () => {
+      const recurrence = {
+        Pattern: 'FREQ=DAILY;COUNT=3',
+        RecurrenceDates: ['2026-01-20T09:00:00', '2026-01-21T08:00:00Z'],
+        ExceptionDates: ['2026-01-06T09:00:00', '2026-01-21T08:00:00Z'],
+      };
+      const created = await t.post(
+        '/api/v1/Schedule',
+        scheduleBody(scheduleItem({ StartTimeZone: 'Europe/Berlin', Recurrence: recurrence })),
+      );
+      expect(created.statusCode).toBe(201);
+      const id = created.json().Result.Id as string;
+      expect(created.json().Result.ScheduleItems[0].Recurrence).toMatchObject({
+        RecurrenceDates: recurrence.RecurrenceDates,
+        ExceptionDates: recurrence.ExceptionDates,
+      });
+      const fetched = await t.request({
+        method: 'GET',
+        url: `/api/v1/Schedule/${id}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(fetched.json().Result).toEqual(created.json().Result);
+      const listed = await t.request({
+        method: 'GET',
+        url: `/api/v1/Occurrence?ScheduleIds=${id}&Start=2026-01-01T00:00:00Z&End=2026-02-01T00:00:00Z`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(listed.json().Result.map((o: { Start: string }) => o.Start)).toEqual([
+        '2026-01-05T08:00:00.000Z',
+        '2026-01-07T08:00:00.000Z',
+        '2026-01-20T08:00:00.000Z',
+      ]);
+      expect(await has([id], '2026-01-20T08:05:00Z', '2026-01-20T08:06:00Z')).toBe(true);
+      expect(await has([id], '2026-01-06T07:00:00Z', '2026-01-06T10:00:00Z')).toBe(false);
+      expect(await has([id], '2026-01-21T07:00:00Z', '2026-01-21T10:00:00Z')).toBe(false);
+    });
+
+    it('names a bad RecurrenceDates or ExceptionDates entry by index', async () => {
+      const fieldsOf = async (recurrence: Record<string, unknown>) => {
+        const response = await t.post(
+          '/api/v1/Schedule',
+          scheduleBody(scheduleItem({ Recurrence: { Pattern: 'FREQ=DAILY', ...recurrence } })),
+        );
+        expect(response.statusCode).toBe(400);
+        return response.json().Errors.map((error: { Field: string }) => error.Field) as string[];
+      };
+      expect(await fieldsOf({ RecurrenceDates: ['2026-01-20T09:00:00', 'soon'] })).toEqual([
+        'ScheduleItems[0].Recurrence.RecurrenceDates[1]',
+      ]);
+      expect(await fieldsOf({ ExceptionDates: [42] })).toEqual([
+        'ScheduleItems[0].Recurrence.ExceptionDates[0]',
+      ]);
     });
 
     it('refuses a window with more than 10,000 occurrences', async () => {

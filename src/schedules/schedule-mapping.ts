@@ -42,6 +42,9 @@ export function toItemDto(item: ScheduleItem): ScheduleItemDto {
             NewStartTime: exception.newStartTime,
             NewEndTime: exception.newEndTime,
           })),
+          // After the documented fields, so clients that read them in order see the same prefix.
+          RecurrenceDates: recurrence.recurrenceDates ?? [],
+          ExceptionDates: recurrence.exceptionDates ?? [],
         }
       : null,
   };
@@ -78,6 +81,8 @@ export function toItemEntities(
         interval: source.Interval === undefined || source.Interval === null ? null : String(source.Interval),
         duration: orNull(source.Duration),
         pattern: typeof source.Pattern === 'string' ? source.Pattern : null,
+        recurrenceDates: source.RecurrenceDates?.length ? source.RecurrenceDates : null,
+        exceptionDates: source.ExceptionDates?.length ? source.ExceptionDates : null,
         exceptions: (source.Exceptions ?? []).map((exception, index) =>
           Object.assign(new RecurrenceException(), {
             id: newId(),

@@ -120,6 +120,34 @@ export class RecurrenceInput {
   @Allow()
   Pattern?: unknown;
 
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['2026-02-14T09:00:00'],
+    description:
+      'RDATE (RFC 5545 §3.8.5.2): extra occurrence starts, each an instant or a wall time in the item zone; ' +
+      'every one lasts the item duration. At most 1,000.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @MaxLength(40, { each: true })
+  RecurrenceDates?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['2026-03-16T09:00:00'],
+    description:
+      'EXDATE (RFC 5545 §3.8.5.1): starts removed from the set (RRULE and RecurrenceDates), each an instant or ' +
+      'a wall time in the item zone. At most 1,000.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @MaxLength(40, { each: true })
+  ExceptionDates?: string[] | null;
+
   @ApiPropertyOptional({ type: [RecurrenceExceptionInput] })
   @IsOptional()
   @IsArray()
@@ -233,6 +261,10 @@ export class RecurrenceDto {
   @ApiProperty({ nullable: true, example: 'PT15M' }) Duration!: string | null;
   @ApiProperty({ nullable: true, example: 'FREQ=WEEKLY;BYDAY=MO,WE,FR' }) Pattern!: string | null;
   @ApiProperty({ type: [RecurrenceExceptionDto] }) Exceptions!: RecurrenceExceptionDto[];
+  @ApiProperty({ type: [String], example: [], description: 'RDATE starts as sent; [] when none' })
+  RecurrenceDates!: string[];
+  @ApiProperty({ type: [String], example: [], description: 'EXDATE starts as sent; [] when none' })
+  ExceptionDates!: string[];
 }
 
 export class ScheduleItemDto {

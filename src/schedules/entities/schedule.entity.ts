@@ -3,6 +3,13 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany } from 'typeorm';
 import { InstantColumn, UuidColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
 
+/** A list of date-time texts kept as a JSON array in one text column (no list is ever queried by SQL). */
+const JSON_LIST = {
+  to: (value: readonly string[] | null | undefined): string | null =>
+    value === undefined || value === null || value.length === 0 ? null : JSON.stringify(value),
+  from: (value: string | null): string[] | null => (value === null ? null : (JSON.parse(value) as string[])),
+};
+
 @Entity({ name: 'schedules' })
 @Index('IX_schedules_created', ['createdAt', 'id'])
 export class Schedule {
@@ -89,6 +96,14 @@ export class Recurrence {
 
   @Column({ type: 'varchar', length: 1000, nullable: true })
   pattern!: string | null;
+
+  /** RDATE (RFC 5545 §3.8.5.2): extra occurrence starts, as sent; null when none. */
+  @Column({ name: 'recurrence_dates', type: 'text', nullable: true, transformer: JSON_LIST })
+  recurrenceDates!: string[] | null;
+
+  /** EXDATE (RFC 5545 §3.8.5.1): starts removed from the set, as sent; null when none. */
+  @Column({ name: 'exception_dates', type: 'text', nullable: true, transformer: JSON_LIST })
+  exceptionDates!: string[] | null;
 
   @OneToMany(() => RecurrenceException, (exception) => exception.recurrence, { cascade: true })
   exceptions!: RecurrenceException[];

@@ -1,4 +1,5 @@
-// Window queries over one schedule item's recurrence set (RFC 5545 §3.8.5.3 plus DESIGN §3): Offset and Duration
+// Window queries over one schedule item's recurrence set (RFC 5545 §3.8.5.3 plus DESIGN §3): the RRULE's instances
+// and the RDATEs, less the EXDATEs (compared before Offset, as DTSTART-like instants), then Offset and Duration
 // applied per occurrence (RFC 5545 §3.3.6 nominal days), exceptions matched by original start instant (like
 // RECURRENCE-ID, RFC 5545 §3.8.4.4), and overlap — not start-in-window — as the test. Queries jump to the window
 // and stop at the first hit; a COUNT-limited rule counts from DTSTART only as far as queries need and keeps
@@ -69,6 +70,10 @@ export class SeriesImpl implements CompiledSeries {
   private readonly offsetMax: number;
   private readonly durationMax: number;
   private readonly exceptionsByOriginal: ReadonlyMap<number, ExceptionSpec> | undefined;
+  /** RDATE instants (before Offset), sorted, distinct; empty for most series. */
+  private readonly extraDates: Float64Array;
+  /** EXDATE instants (before Offset); undefined when none, so the common path pays one property read. */
+  private readonly excludedDates: ReadonlySet<number> | undefined;
   private countEnd: number | undefined;
   /** COUNT progress: `counted` occurrences lie at or before `countedTo`. */
   private countedTo = -Infinity;
@@ -83,7 +88,11 @@ export class SeriesImpl implements CompiledSeries {
     private readonly offset: IsoDuration,
     private readonly duration: IsoDuration,
     private readonly exceptions: readonly ExceptionSpec[],
+    recurrenceDates: readonly number[] = [],
+    exceptionDates: readonly number[] = [],
   ) {
+    this.extraDates = Float64Array.from(new Set(recurrenceDates)).sort();
+    this.excludedDates = exceptionDates.length === 0 ? undefined : new Set(exceptionDates);
     const offsetBounds = durationBounds(offset);
     this.offsetMin = offsetBounds.min;
     this.offsetMax = offsetBounds.max;
@@ -150,6 +159,15 @@ export class SeriesImpl implements CompiledSeries {
     }
     const from = windowStart - this.durationMax - this.offsetMax;
     const to = windowEnd - this.offsetMin;
+    if (this.extraDates.length > 0) {
+      for (
+        let i = this.firstExtraDateFrom(from);
+        i < this.extraDates.length && this.extraDates[i] <= to;
+        i++
+      ) {
+        if (this.regularOverlaps(this.extraDates[i], windowStart, windowEnd)) return true;
+      }
+    }
     if (!this.rule) return this.regularOverlaps(this.firstInstant, windowStart, windowEnd);
     const limit = this.scanLimit(to);
     const quick = scanCandidates(this.rule, from, limit, (g) =>
@@ -190,6 +208,9 @@ export class SeriesImpl implements CompiledSeries {
         releaseCursor(cursor);
       }
     }
+    for (let i = this.firstExtraDateFrom(from); i < this.extraDates.length && this.extraDates[i] <= to; i++) {
+      this.collect(this.extraDates[i], windowStart, windowEnd, result);
+    }
     if (this.exceptionsByOriginal) {
       for (const moved of this.resolveExceptions().moved) {
         if (overlaps(moved.start, moved.end, windowStart, windowEnd)) result.push(moved);
@@ -213,7 +234,21 @@ export class SeriesImpl implements CompiledSeries {
       : addDuration(this.zone, start, this.duration);
   }
 
+  /** Index of the first RDATE instant ≥ `from` (binary search). */
+  private firstExtraDateFrom(from: number): number {
+    const dates = this.extraDates;
+    let low = 0;
+    let high = dates.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (dates[middle] < from) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
   private regularOverlaps(g: number, windowStart: number, windowEnd: number): boolean {
+    if (this.excludedDates?.has(g)) return false;
     const start = this.startOf(g);
     if (!overlaps(start, this.endOf(start), windowStart, windowEnd)) return false;
     return !this.exceptionsByOriginal?.has(start);
@@ -225,6 +260,7 @@ export class SeriesImpl implements CompiledSeries {
     windowEnd: number,
     into: Occurrence[],
   ): Occurrence | undefined {
+    if (this.excludedDates?.has(g)) return undefined;
     const start = this.startOf(g);
     const end = this.endOf(start);
     if (!overlaps(start, end, windowStart, windowEnd) || this.exceptionsByOriginal?.has(start))
@@ -264,14 +300,19 @@ export class SeriesImpl implements CompiledSeries {
 
   /** Whether `start` (Offset applied) is the start of an original occurrence; returns its end if so. */
   private originalEnd(start: number): number | undefined {
+    const from = start - this.offsetMax;
+    const to = start - this.offsetMin;
+    const generates = (g: number) => this.startOf(g) === start && !this.excludedDates?.has(g);
+    for (let i = this.firstExtraDateFrom(from); i < this.extraDates.length && this.extraDates[i] <= to; i++) {
+      if (generates(this.extraDates[i])) return this.endOf(start);
+    }
     const rule = this.rule;
-    if (!rule) return start === this.firstInstant ? this.endOf(start) : undefined;
+    if (!rule) return generates(this.firstInstant) ? this.endOf(start) : undefined;
     const cursor = acquireCursor();
     try {
-      const to = start - this.offsetMin;
-      cursor.start(rule, start - this.offsetMax, this.scanLimit(to));
+      cursor.start(rule, from, this.scanLimit(to));
       for (let g = cursor.next(); g <= to; g = cursor.next()) {
-        if (this.startOf(g) === start) return this.endOf(start);
+        if (generates(g)) return this.endOf(start);
       }
       return undefined;
     } finally {

@@ -39,8 +39,13 @@ export interface RecurrenceInput {
   readonly Duration?: string | null;
   /** An RRULE; the interface leaves its type open, so anything but a string is rejected with a clear message. */
   readonly Pattern?: unknown;
+  readonly RecurrenceDates?: readonly string[] | null;
+  readonly ExceptionDates?: readonly string[] | null;
   readonly Exceptions?: readonly RecurrenceExceptionInput[] | null;
 }
+
+/** At most this many RDATE and as many EXDATE values per item (the request DTO says the same). */
+export const MAX_DATE_LIST = 1_000;
 
 export interface ScheduleItemInput {
   readonly Start?: string | null;
@@ -173,6 +178,21 @@ function compileExceptions(list: unknown, zone: ZoneRules): ExceptionSpec[] {
   return specs;
 }
 
+/** RDATE or EXDATE values (RFC 5545 §3.8.5.1–2) as instants; each written like an exception's OriginalTime. */
+function compileDateList(list: unknown, field: string, zone: ZoneRules): number[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new RecurrenceError(field, 'must be an array of date-times');
+  if (list.length > MAX_DATE_LIST) {
+    throw new RecurrenceError(field, `has ${list.length} entries; at most ${MAX_DATE_LIST} are allowed`);
+  }
+  return (list as readonly unknown[]).map((value, index) => {
+    const at = `${field}[${index}]`;
+    const instant = parseMoment(value, at, zone);
+    if (instant === undefined) throw new RecurrenceError(at, 'must be a date-time');
+    return instant;
+  });
+}
+
 /**
  * Validates and compiles one schedule item. Throws RecurrenceError naming the offending field. The result is
  * immutable and reusable across queries.
@@ -201,6 +221,8 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
     throw new RecurrenceError('Recurrence', 'must be an object');
   }
   const exceptions = compileExceptions(recurrence?.Exceptions, zone);
+  const recurrenceDates = compileDateList(recurrence?.RecurrenceDates, 'Recurrence.RecurrenceDates', zone);
+  const exceptionDates = compileDateList(recurrence?.ExceptionDates, 'Recurrence.ExceptionDates', zone);
   const rawPattern: unknown = recurrence?.Pattern;
   if (typeof rawPattern === 'string' && rawPattern.length > MAX_PATTERN_LENGTH) {
     throw new RecurrenceError(
@@ -215,7 +237,16 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
 
   if (!recurrence || (patternText === undefined && (type === undefined || type === 'NONE'))) {
     if (start === undefined) throw new RecurrenceError('Start', 'is required');
-    return new SeriesImpl(zone, undefined, start, ZERO_DURATION, itemDuration, exceptions);
+    return new SeriesImpl(
+      zone,
+      undefined,
+      start,
+      ZERO_DURATION,
+      itemDuration,
+      exceptions,
+      recurrenceDates,
+      exceptionDates,
+    );
   }
 
   const pattern: RRuleParts = patternText === undefined ? {} : parseRRule(patternText, 'Recurrence.Pattern');
@@ -317,5 +348,5 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
     dtWall,
     dtInstant,
   );
-  return new SeriesImpl(zone, rule, dtInstant, offset, duration, exceptions);
+  return new SeriesImpl(zone, rule, dtInstant, offset, duration, exceptions, recurrenceDates, exceptionDates);
 }
