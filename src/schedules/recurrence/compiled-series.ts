@@ -61,6 +61,29 @@ interface ExceptionState {
   readonly unmatched: readonly number[];
 }
 
+/** RDATE instants (sorted, distinct) and EXDATE instants of a series, all before Offset. */
+class SetDates {
+  readonly extra: Float64Array;
+  readonly excluded: ReadonlySet<number>;
+
+  constructor(recurrenceDates: readonly number[], exceptionDates: readonly number[]) {
+    this.extra = Float64Array.from(new Set(recurrenceDates)).sort();
+    this.excluded = new Set(exceptionDates);
+  }
+
+  /** Index of the first RDATE instant ≥ `from` (binary search). */
+  firstFrom(from: number): number {
+    let low = 0;
+    let high = this.extra.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.extra[middle] < from) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
+
 /**
  * The compiled form of one schedule item. Immutable from the outside; two lazily computed caches (COUNT progress
  * and the resolved exceptions) are filled on use and never change what a query answers.
@@ -70,10 +93,8 @@ export class SeriesImpl implements CompiledSeries {
   private readonly offsetMax: number;
   private readonly durationMax: number;
   private readonly exceptionsByOriginal: ReadonlyMap<number, ExceptionSpec> | undefined;
-  /** RDATE instants (before Offset), sorted, distinct; empty for most series. */
-  private readonly extraDates: Float64Array;
-  /** EXDATE instants (before Offset); undefined when none, so the common path pays one property read. */
-  private readonly excludedDates: ReadonlySet<number> | undefined;
+  /** RDATE and EXDATE; undefined for most series, whose queries then take the path they took before. */
+  private readonly dates: SetDates | undefined;
   private countEnd: number | undefined;
   /** COUNT progress: `counted` occurrences lie at or before `countedTo`. */
   private countedTo = -Infinity;
@@ -91,8 +112,10 @@ export class SeriesImpl implements CompiledSeries {
     recurrenceDates: readonly number[] = [],
     exceptionDates: readonly number[] = [],
   ) {
-    this.extraDates = Float64Array.from(new Set(recurrenceDates)).sort();
-    this.excludedDates = exceptionDates.length === 0 ? undefined : new Set(exceptionDates);
+    this.dates =
+      recurrenceDates.length === 0 && exceptionDates.length === 0
+        ? undefined
+        : new SetDates(recurrenceDates, exceptionDates);
     const offsetBounds = durationBounds(offset);
     this.offsetMin = offsetBounds.min;
     this.offsetMax = offsetBounds.max;
@@ -159,15 +182,7 @@ export class SeriesImpl implements CompiledSeries {
     }
     const from = windowStart - this.durationMax - this.offsetMax;
     const to = windowEnd - this.offsetMin;
-    if (this.extraDates.length > 0) {
-      for (
-        let i = this.firstExtraDateFrom(from);
-        i < this.extraDates.length && this.extraDates[i] <= to;
-        i++
-      ) {
-        if (this.regularOverlaps(this.extraDates[i], windowStart, windowEnd)) return true;
-      }
-    }
+    if (this.dates) return this.hasOccurrenceWithDates(this.dates, from, to, windowStart, windowEnd);
     if (!this.rule) return this.regularOverlaps(this.firstInstant, windowStart, windowEnd);
     const limit = this.scanLimit(to);
     const quick = scanCandidates(this.rule, from, limit, (g) =>
@@ -180,6 +195,29 @@ export class SeriesImpl implements CompiledSeries {
       for (let g = cursor.next(); g <= to; g = cursor.next()) {
         if (this.regularOverlaps(g, windowStart, windowEnd)) return true;
       }
+      return false;
+    } finally {
+      releaseCursor(cursor);
+    }
+  }
+
+  /** hasOccurrenceIn for a series with RDATE/EXDATE: the same walk, EXDATEs skipped, then the RDATEs. */
+  private hasOccurrenceWithDates(
+    dates: SetDates,
+    from: number,
+    to: number,
+    windowStart: number,
+    windowEnd: number,
+  ): boolean {
+    const test = (g: number) => !dates.excluded.has(g) && this.regularOverlaps(g, windowStart, windowEnd);
+    for (let i = dates.firstFrom(from); i < dates.extra.length && dates.extra[i] <= to; i++) {
+      if (test(dates.extra[i])) return true;
+    }
+    if (!this.rule) return test(this.firstInstant);
+    const cursor = acquireCursor();
+    try {
+      cursor.start(this.rule, from, this.scanLimit(to));
+      for (let g = cursor.next(); g <= to; g = cursor.next()) if (test(g)) return true;
       return false;
     } finally {
       releaseCursor(cursor);
@@ -208,8 +246,11 @@ export class SeriesImpl implements CompiledSeries {
         releaseCursor(cursor);
       }
     }
-    for (let i = this.firstExtraDateFrom(from); i < this.extraDates.length && this.extraDates[i] <= to; i++) {
-      this.collect(this.extraDates[i], windowStart, windowEnd, result);
+    const dates = this.dates;
+    if (dates) {
+      for (let i = dates.firstFrom(from); i < dates.extra.length && dates.extra[i] <= to; i++) {
+        this.collect(dates.extra[i], windowStart, windowEnd, result);
+      }
     }
     if (this.exceptionsByOriginal) {
       for (const moved of this.resolveExceptions().moved) {
@@ -234,21 +275,7 @@ export class SeriesImpl implements CompiledSeries {
       : addDuration(this.zone, start, this.duration);
   }
 
-  /** Index of the first RDATE instant ≥ `from` (binary search). */
-  private firstExtraDateFrom(from: number): number {
-    const dates = this.extraDates;
-    let low = 0;
-    let high = dates.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (dates[middle] < from) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
   private regularOverlaps(g: number, windowStart: number, windowEnd: number): boolean {
-    if (this.excludedDates?.has(g)) return false;
     const start = this.startOf(g);
     if (!overlaps(start, this.endOf(start), windowStart, windowEnd)) return false;
     return !this.exceptionsByOriginal?.has(start);
@@ -260,7 +287,7 @@ export class SeriesImpl implements CompiledSeries {
     windowEnd: number,
     into: Occurrence[],
   ): Occurrence | undefined {
-    if (this.excludedDates?.has(g)) return undefined;
+    if (this.dates?.excluded.has(g)) return undefined;
     const start = this.startOf(g);
     const end = this.endOf(start);
     if (!overlaps(start, end, windowStart, windowEnd) || this.exceptionsByOriginal?.has(start))
@@ -302,9 +329,12 @@ export class SeriesImpl implements CompiledSeries {
   private originalEnd(start: number): number | undefined {
     const from = start - this.offsetMax;
     const to = start - this.offsetMin;
-    const generates = (g: number) => this.startOf(g) === start && !this.excludedDates?.has(g);
-    for (let i = this.firstExtraDateFrom(from); i < this.extraDates.length && this.extraDates[i] <= to; i++) {
-      if (generates(this.extraDates[i])) return this.endOf(start);
+    const dates = this.dates;
+    const generates = (g: number) => this.startOf(g) === start && !dates?.excluded.has(g);
+    if (dates) {
+      for (let i = dates.firstFrom(from); i < dates.extra.length && dates.extra[i] <= to; i++) {
+        if (generates(dates.extra[i])) return this.endOf(start);
+      }
     }
     const rule = this.rule;
     if (!rule) return generates(this.firstInstant) ? this.endOf(start) : undefined;
