@@ -1,0 +1,200 @@
+// RFC 5545 §3.1 content lines (unfolding) and §3.4/§3.6 component nesting, with the physical line number each
+// property starts on: ical.js parses the properties but reports no line numbers, and every import error must name
+// its line. Each unfolded line is handed to ical.js's own property parser (parameters, quoting, escapes, value
+// types); BEGIN/END nesting is checked here (ical.js does not check that END names the open component).
+import ICAL from 'ical.js';
+
+export interface IcalProperty {
+  /** Upper case, e.g. DTSTART. */
+  readonly name: string;
+  /** Physical line (1-based) the content line starts on. */
+  readonly line: number;
+  /** Parameters as ical.js gives them (lower-case names; VALUE removed, its type is `type`). */
+  readonly params: Readonly<Record<string, string | string[]>>;
+  /** ical.js's value type: date, date-time, period, recur, text, duration, … */
+  readonly type: string;
+  /** The value text after the first unquoted colon, unfolded but not unescaped. */
+  readonly raw: string;
+  /** ical.js's jCal values (text unescaped, lists split). */
+  readonly values: readonly unknown[];
+  /** The jCal array ical.js classes (ICAL.Property) wrap. */
+  readonly jcal: unknown[];
+}
+
+export interface IcalComponent {
+  /** Upper case, e.g. VEVENT. */
+  readonly name: string;
+  /** Line of its BEGIN. */
+  readonly line: number;
+  readonly properties: IcalProperty[];
+  readonly components: IcalComponent[];
+  /** The jCal array ical.js classes (ICAL.Component) wrap. */
+  readonly jcal: [string, unknown[], unknown[]];
+}
+
+export class IcalSyntaxError extends Error {
+  constructor(
+    readonly line: number,
+    readonly property: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface ContentLine {
+  line: number;
+  text: string;
+}
+
+/** Unfolds CRLF, LF or CR line breaks followed by one space or tab (§3.1); blank lines are skipped. */
+export function unfold(text: string): ContentLine[] {
+  const physical = text.split(/\r\n|\n|\r/);
+  const lines: ContentLine[] = [];
+  let current: { line: number; parts: string[] } | undefined;
+  const flush = (): void => {
+    if (current !== undefined) lines.push({ line: current.line, text: current.parts.join('') });
+    current = undefined;
+  };
+  for (let index = 0; index < physical.length; index++) {
+    const text = physical[index];
+    const first = text.charCodeAt(0);
+    if (first === 0x20 || first === 0x09) {
+      if (current === undefined) {
+        // A continuation after a blank line or at the start: nothing to continue.
+        if (text.trim() === '') continue;
+        throw new IcalSyntaxError(index + 1, '', 'a folded continuation line with no content line before it');
+      }
+      current.parts.push(text.slice(1));
+    } else {
+      flush();
+      if (text.trim() !== '') current = { line: index + 1, parts: [text] };
+    }
+  }
+  flush();
+  return lines;
+}
+
+const BEGIN_END = /^(BEGIN|END):(.*)$/i;
+const NAME = /^[A-Za-z0-9-]+/;
+
+/**
+ * Parses the body into its one VCALENDAR. Throws IcalSyntaxError naming the line for anything ical.js refuses,
+ * unbalanced BEGIN/END, content outside the VCALENDAR, or a second VCALENDAR.
+ */
+export function parseCalendar(text: string): IcalComponent {
+  const lines = unfold(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  if (lines.length === 0) {
+    throw new IcalSyntaxError(
+      1,
+      '',
+      'the body is empty; send one VCALENDAR (BEGIN:VCALENDAR … END:VCALENDAR)',
+    );
+  }
+  const stack: IcalComponent[] = [];
+  let calendar: IcalComponent | undefined;
+  for (const { line, text: content } of lines) {
+    const beginEnd = BEGIN_END.exec(content);
+    if (beginEnd !== null) {
+      const name = beginEnd[2].trim().toUpperCase();
+      if (beginEnd[1].toUpperCase() === 'BEGIN') {
+        if (stack.length === 0 && (calendar !== undefined || name !== 'VCALENDAR')) {
+          throw new IcalSyntaxError(
+            line,
+            'BEGIN',
+            calendar === undefined
+              ? `the body must start with BEGIN:VCALENDAR, not BEGIN:${name}`
+              : 'a second VCALENDAR; import one calendar per request',
+          );
+        }
+        const component: IcalComponent = {
+          name,
+          line,
+          properties: [],
+          components: [],
+          jcal: [name.toLowerCase(), [], []],
+        };
+        const parent = stack.at(-1);
+        if (parent !== undefined) {
+          parent.components.push(component);
+          parent.jcal[2].push(component.jcal);
+        } else {
+          calendar = component;
+        }
+        stack.push(component);
+      } else {
+        const open = stack.pop();
+        if (open === undefined) {
+          throw new IcalSyntaxError(line, 'END', `END:${name} without a matching BEGIN`);
+        }
+        if (open.name !== name) {
+          throw new IcalSyntaxError(
+            line,
+            'END',
+            `END:${name} closes BEGIN:${open.name} of line ${open.line}`,
+          );
+        }
+      }
+      continue;
+    }
+    const owner = stack.at(-1);
+    const name = (NAME.exec(content)?.[0] ?? '').toUpperCase();
+    if (owner === undefined) {
+      throw new IcalSyntaxError(
+        line,
+        name,
+        calendar === undefined
+          ? 'content before BEGIN:VCALENDAR; the body must start with it'
+          : 'content after END:VCALENDAR',
+      );
+    }
+    const property = parseProperty(content, line, name);
+    owner.properties.push(property);
+    owner.jcal[1].push(property.jcal);
+  }
+  const open = stack.at(-1);
+  if (open !== undefined) {
+    throw new IcalSyntaxError(open.line, 'BEGIN', `BEGIN:${open.name} is never closed with END:${open.name}`);
+  }
+  return calendar!;
+}
+
+function parseProperty(content: string, line: number, name: string): IcalProperty {
+  let jcal: unknown[];
+  try {
+    jcal = ICAL.parse.property(content) as unknown[];
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new IcalSyntaxError(line, name, `cannot be parsed (${reason.slice(0, 200)})`);
+  }
+  if (!Array.isArray(jcal) || typeof jcal[0] !== 'string') {
+    throw new IcalSyntaxError(line, name, 'is not a content line NAME[;PARAM=…]:VALUE');
+  }
+  return {
+    name: jcal[0].toUpperCase(),
+    line,
+    params: jcal[1] as Record<string, string | string[]>,
+    type: String(jcal[2]),
+    raw: rawValue(content),
+    values: jcal.slice(3),
+    jcal,
+  };
+}
+
+/** The text after the first colon outside double quotes (§3.1: parameter values may contain quoted colons). */
+function rawValue(content: string): string {
+  let quoted = false;
+  for (let index = 0; index < content.length; index++) {
+    const char = content.charCodeAt(index);
+    if (char === 0x22) quoted = !quoted;
+    else if (char === 0x3a && !quoted) return content.slice(index + 1);
+  }
+  return '';
+}
+
+/** A parameter's single value (TZID, VALUE, RANGE), undefined when absent. */
+export function paramOf(property: IcalProperty, name: string): string | undefined {
+  const value = property.params[name];
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.join(',') : value;
+}

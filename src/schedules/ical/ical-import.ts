@@ -1,0 +1,720 @@
+// iCalendar import (RFC 5545): one VCALENDAR becomes one schedule's items. One item per VEVENT master (per UID):
+// SUMMARY → Name, DTSTART/DTEND (or DURATION, §3.8.2.5) → Start/End, the zone of DTSTART → StartTimeZone,
+// RRULE (§3.8.5.3) → Recurrence.Pattern, RDATE/EXDATE (§3.8.5.2/§3.8.5.1) → RecurrenceDates/ExceptionDates,
+// RECURRENCE-ID overrides (§3.8.4.4) → Exceptions (moved, or IsDeleted for STATUS:CANCELLED). Times are written as
+// local date-times with their UTC offset in the item's zone, so the stored text is unambiguous. What the service
+// cannot represent is refused, naming the line, never dropped. The result still goes through the same DTO
+// validation and recurrence engine as POST /api/v1/Schedule; `lineOf` maps the fields those name back to lines.
+import ICAL from 'ical.js';
+import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.js';
+import { parseDuration } from '../recurrence/iso-duration.js';
+import { zoneRules } from '../recurrence/time-zone.js';
+import {
+  IcalSyntaxError,
+  paramOf,
+  parseCalendar,
+  type IcalComponent,
+  type IcalProperty,
+} from './ical-content.js';
+import { resolveTzid, zoneFromName } from './ical-zones.js';
+
+/** The ScheduleInput limit (ScheduleItems ≤ 100). */
+export const MAX_IMPORTED_ITEMS = 100;
+/** Enough to fix a file in one go; a file with 10,000 bad lines does not need 10,000 messages. */
+const MAX_PROBLEMS = 100;
+
+export interface ImportedException {
+  OriginalTime: string;
+  IsDeleted?: boolean;
+  NewStartTime?: string;
+  NewEndTime?: string;
+}
+
+export interface ImportedRecurrence {
+  StartTime?: string;
+  RecurrenceType?: string;
+  Interval?: string;
+  Duration?: string;
+  Pattern?: string;
+  RecurrenceDates?: string[];
+  ExceptionDates?: string[];
+  Exceptions?: ImportedException[];
+}
+
+export interface ImportedItem {
+  Name: string | null;
+  Start: string;
+  End: string;
+  StartTimeZone: string;
+  Recurrence: ImportedRecurrence | null;
+}
+
+export interface LineRef {
+  readonly line: number;
+  /** The property (DTSTART) or component (VEVENT) on that line. */
+  readonly property: string;
+}
+
+export interface ImportedCalendar {
+  readonly ScheduleItems: ImportedItem[];
+  /** The line behind a ScheduleInput field path (`ScheduleItems[2].Recurrence.Pattern`), or its nearest parent's. */
+  lineOf(field: string): LineRef | undefined;
+}
+
+export interface IcalProblem {
+  readonly line: number;
+  readonly property: string;
+  readonly message: string;
+}
+
+export class IcalImportError extends Error {
+  constructor(readonly problems: readonly IcalProblem[]) {
+    super(problems.map(describeProblem).join('; '));
+  }
+}
+
+/** `line 12: DTSTART: "2026-13-01" is not a date-time`. */
+export function describeProblem(problem: IcalProblem): string {
+  return `line ${problem.line}: ${problem.property === '' ? '' : `${problem.property}: `}${problem.message}`;
+}
+
+/** A refusal of one line; collected per event so one answer names every bad event. */
+class Refusal extends Error {
+  constructor(
+    readonly line: number,
+    readonly property: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function refuse(at: IcalProperty | IcalComponent, message: string): never {
+  throw new Refusal(at.line, at.name, message);
+}
+
+/** A DATE or DATE-TIME value as written: its wall-clock reading (ms since 1970-01-01T00:00 wall) and its kind. */
+interface IcalTime {
+  readonly kind: 'date' | 'utc' | 'zoned' | 'floating';
+  readonly wallMs: number;
+  /** IANA zone of a TZID value. */
+  readonly zone?: string;
+}
+
+const DATE = /^(\d{4})(\d{2})(\d{2})$/;
+const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/i;
+const FREQUENCIES = ['SECONDLY', 'MINUTELY', 'HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
+/** Components of a VCALENDAR that hold no events; refused rather than dropped. */
+const UNREPRESENTABLE: Record<string, string> = {
+  VTODO: 'to-dos',
+  VJOURNAL: 'journal entries',
+  VFREEBUSY: 'free/busy time',
+  VAVAILABILITY: 'availability',
+};
+
+export function importCalendar(text: string): ImportedCalendar {
+  let calendar: IcalComponent;
+  try {
+    calendar = parseCalendar(text);
+  } catch (error) {
+    if (error instanceof IcalSyntaxError) {
+      throw new IcalImportError([{ line: error.line, property: error.property, message: error.message }]);
+    }
+    throw error;
+  }
+  return new CalendarImport(calendar).run();
+}
+
+interface EventGroup {
+  uid: string;
+  master: IcalComponent | undefined;
+  overrides: IcalComponent[];
+}
+
+class CalendarImport {
+  private readonly problems: IcalProblem[] = [];
+  private readonly fieldLines = new Map<string, LineRef>();
+  private readonly vtimezones = new Map<string, IcalComponent>();
+  /** Wall-time span of the values using each TZID: the span its VTIMEZONE is compared over. */
+  private readonly tzidSpans = new Map<string, { from: number; to: number }>();
+  private readonly tzidZones = new Map<string, string>();
+  private floating: string | undefined;
+
+  constructor(private readonly calendar: IcalComponent) {}
+
+  run(): ImportedCalendar {
+    const events = this.collectComponents();
+    const groups = this.groupEvents(events);
+    const items: ImportedItem[] = [];
+    let itemCount = 0;
+    for (const group of groups) {
+      const entries =
+        group.master !== undefined
+          ? [{ event: group.master, overrides: group.overrides }]
+          : // Overrides whose master is not in the file (an invitation to some instances only): each is an event.
+            group.overrides.map((event) => ({ event, overrides: [] as IcalComponent[] }));
+      for (const { event, overrides } of entries) {
+        itemCount++;
+        if (itemCount === MAX_IMPORTED_ITEMS + 1) {
+          this.attempt(() =>
+            refuse(
+              event,
+              `the calendar has more than ${MAX_IMPORTED_ITEMS} events (VEVENTs without RECURRENCE-ID, one per UID); ` +
+                `a schedule holds at most ${MAX_IMPORTED_ITEMS} items: split the calendar`,
+            ),
+          );
+        }
+        if (itemCount > MAX_IMPORTED_ITEMS) continue;
+        const index = items.length;
+        const item = this.attempt(() => this.buildItem(index, event, overrides, group.master === undefined));
+        // A placeholder keeps later items' indexes (and their lines) right; nothing is stored when there are problems.
+        items.push(item ?? { Name: null, Start: '', End: '', StartTimeZone: 'UTC', Recurrence: null });
+      }
+    }
+    if (this.problems.length > 0) throw new IcalImportError(this.problems);
+    const fieldLines = this.fieldLines;
+    return {
+      ScheduleItems: items,
+      lineOf(field: string): LineRef | undefined {
+        for (let path = field; path !== ''; path = parentPath(path)) {
+          const found = fieldLines.get(path);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      },
+    };
+  }
+
+  private attempt<T>(work: () => T): T | undefined {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      if (this.problems.length < MAX_PROBLEMS) {
+        this.problems.push({ line: error.line, property: error.property, message: error.message });
+      }
+      return undefined;
+    }
+  }
+
+  /** VTIMEZONEs by TZID and the VEVENTs; anything that is neither is refused (X- components are extensions). */
+  private collectComponents(): IcalComponent[] {
+    const calendar = this.calendar;
+    for (const property of calendar.properties) {
+      if (property.name === 'VERSION' && property.raw.trim() !== '2.0') {
+        this.attempt(() =>
+          refuse(property, `"${property.raw}" is not 2.0; only iCalendar 2.0 (RFC 5545) can be imported`),
+        );
+      }
+    }
+    const events: IcalComponent[] = [];
+    for (const component of calendar.components) {
+      if (component.name === 'VEVENT') {
+        events.push(component);
+      } else if (component.name === 'VTIMEZONE') {
+        const tzid = component.properties.find((property) => property.name === 'TZID');
+        if (tzid === undefined) this.attempt(() => refuse(component, 'a VTIMEZONE without TZID'));
+        else this.vtimezones.set(textOf(tzid), component);
+      } else if (!component.name.startsWith('X-')) {
+        const what = UNREPRESENTABLE[component.name];
+        this.attempt(() =>
+          refuse(
+            component,
+            `${what === undefined ? `${component.name} components` : `${component.name} components (${what})`} ` +
+              'cannot be represented: a schedule holds events (VEVENT) only; remove them from the calendar',
+          ),
+        );
+      }
+    }
+    if (events.length === 0 && this.problems.length === 0) {
+      this.attempt(() => refuse(calendar, 'the calendar has no VEVENT; there is nothing to import'));
+    }
+    for (const event of events) this.noteTzidSpans(event);
+    return events;
+  }
+
+  private noteTzidSpans(event: IcalComponent): void {
+    for (const property of event.properties) {
+      const tzid = paramOf(property, 'tzid');
+      if (tzid === undefined) continue;
+      for (const token of property.raw.split(',')) {
+        const match = DATE_TIME.exec(token.trim());
+        if (match === null) continue;
+        const wall = wallOf(match);
+        if (wall === undefined) continue;
+        const span = this.tzidSpans.get(tzid);
+        if (span === undefined) this.tzidSpans.set(tzid, { from: wall, to: wall });
+        else {
+          span.from = Math.min(span.from, wall);
+          span.to = Math.max(span.to, wall);
+        }
+      }
+    }
+  }
+
+  /** Masters and overrides by UID, in the order each UID first appears. */
+  private groupEvents(events: IcalComponent[]): EventGroup[] {
+    const groups = new Map<string, EventGroup>();
+    for (const event of events) {
+      const uid = event.properties.find((property) => property.name === 'UID');
+      if (uid === undefined) {
+        this.attempt(() =>
+          refuse(
+            event,
+            'a VEVENT without UID (RFC 5545 §3.6.1 requires one; overrides are matched to their event by it)',
+          ),
+        );
+        continue;
+      }
+      const key = textOf(uid);
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { uid: key, master: undefined, overrides: [] };
+        groups.set(key, group);
+      }
+      if (event.properties.some((property) => property.name === 'RECURRENCE-ID')) {
+        group.overrides.push(event);
+      } else if (group.master !== undefined) {
+        const first = group.master.line;
+        this.attempt(() =>
+          refuse(
+            event,
+            `a second VEVENT with UID "${key}" and no RECURRENCE-ID (the first is at line ${first})`,
+          ),
+        );
+      } else {
+        group.master = event;
+      }
+    }
+    return [...groups.values()];
+  }
+
+  private note(field: string, at: IcalProperty | IcalComponent): void {
+    this.fieldLines.set(field, { line: at.line, property: at.name });
+  }
+
+  private buildItem(
+    index: number,
+    event: IcalComponent,
+    overrides: IcalComponent[],
+    orphan: boolean,
+  ): ImportedItem {
+    const path = `ScheduleItems[${index}]`;
+    this.note(path, event);
+    const props = propertiesByName(event);
+    for (const name of ['DTSTART', 'DTEND', 'DURATION', 'SUMMARY', 'RRULE', 'STATUS']) {
+      const list = props.get(name) ?? [];
+      if (list.length > 1) {
+        refuse(
+          list[1],
+          name === 'RRULE'
+            ? `more than one RRULE in a VEVENT (first at line ${list[0].line}) cannot be represented; a schedule ` +
+                'item has one rule (merge them or split the event)'
+            : `appears more than once in this VEVENT (first at line ${list[0].line})`,
+        );
+      }
+    }
+    const exrule = props.get('EXRULE')?.[0];
+    if (exrule !== undefined) {
+      refuse(
+        exrule,
+        'EXRULE (deprecated by RFC 5545) cannot be represented; list the removed starts as EXDATE',
+      );
+    }
+    const status = props.get('STATUS')?.[0];
+    if (status !== undefined && status.raw.trim().toUpperCase() === 'CANCELLED') {
+      refuse(
+        status,
+        'a cancelled event (STATUS:CANCELLED) cannot be represented; remove it from the calendar',
+      );
+    }
+    if (orphan) {
+      const range = props.get('RECURRENCE-ID')?.[0];
+      if (range !== undefined) this.refuseRange(range);
+    }
+
+    const timing = this.timingOf(event, props);
+    const zone = timing.zone;
+    const summary = props.get('SUMMARY')?.[0];
+    if (summary !== undefined) this.note(`${path}.Name`, summary);
+    this.note(`${path}.Start`, timing.startProperty);
+    this.note(`${path}.StartTimeZone`, timing.startProperty);
+    this.note(`${path}.Recurrence.StartTime`, timing.startProperty);
+    this.note(`${path}.End`, timing.endProperty ?? timing.startProperty);
+    this.note(`${path}.Recurrence.Duration`, timing.endProperty ?? timing.startProperty);
+
+    const recurrence: ImportedRecurrence = {};
+    const rrule = props.get('RRULE')?.[0];
+    if (rrule !== undefined) {
+      this.note(`${path}.Recurrence`, rrule);
+      this.note(`${path}.Recurrence.Pattern`, rrule);
+      for (const simple of ['RecurrenceType', 'Interval', 'EndCount', 'EndTime']) {
+        this.note(`${path}.Recurrence.${simple}`, rrule);
+      }
+      const pattern = rrule.raw.trim();
+      recurrence.Pattern = pattern;
+      const freq = /(?:^|;)FREQ=([A-Z]+)/i.exec(pattern)?.[1]?.toUpperCase();
+      if (freq !== undefined && FREQUENCIES.includes(freq)) {
+        recurrence.RecurrenceType = freq.charAt(0) + freq.slice(1).toLowerCase();
+      }
+      recurrence.Interval = /(?:^|;)INTERVAL=(\d{1,9})(?:;|$)/i.exec(pattern)?.[1] ?? '1';
+    }
+    const recurrenceDates = this.dateList(path, 'RecurrenceDates', props.get('RDATE') ?? [], timing);
+    if (recurrenceDates.length > 0) recurrence.RecurrenceDates = recurrenceDates;
+    const exceptionDates = this.dateList(path, 'ExceptionDates', props.get('EXDATE') ?? [], timing);
+    if (exceptionDates.length > 0) recurrence.ExceptionDates = exceptionDates;
+    const exceptions: ImportedException[] = [];
+    for (const override of overrides) {
+      const exception = this.attempt(() => this.exceptionOf(path, exceptions.length, override, timing));
+      if (exception !== undefined && exception !== null) exceptions.push(exception);
+    }
+    if (exceptions.length > 0) recurrence.Exceptions = exceptions;
+    const recurs = rrule !== undefined || recurrenceDates.length > 0;
+    if (recurs && timing.durationText !== undefined) recurrence.Duration = timing.durationText;
+    const wall = timing.start.wallMs;
+    if (recurs && timing.start.kind !== 'utc' && zoneRules(zone).wallOf(timing.startInstant) !== wall) {
+      // DTSTART in a DST gap: the rule keeps its clock reading for the other occurrences (RFC 5545 §3.3.10).
+      recurrence.StartTime = formatWall(wall);
+    }
+    return {
+      Name: summary === undefined ? null : textOf(summary),
+      Start: formatIn(timing.startInstant, zone),
+      End: formatIn(timing.endInstant, zone),
+      StartTimeZone: zone,
+      Recurrence: Object.keys(recurrence).length === 0 ? null : recurrence,
+    };
+  }
+
+  /** Start, end, zone and (for recurring items) the per-occurrence duration of a VEVENT. */
+  private timingOf(event: IcalComponent, props: Map<string, IcalProperty[]>): Timing {
+    const startProperty = props.get('DTSTART')?.[0];
+    if (startProperty === undefined) refuse(event, 'a VEVENT without DTSTART');
+    const start = this.singleTime(startProperty);
+    const zone = start.kind === 'zoned' ? start.zone! : start.kind === 'utc' ? 'UTC' : this.floatingZone();
+    const startInstant = this.instantOf(start);
+    const endProperty = props.get('DTEND')?.[0];
+    const durationProperty = props.get('DURATION')?.[0];
+    if (endProperty !== undefined && durationProperty !== undefined) {
+      refuse(durationProperty, `a VEVENT may have DTEND (line ${endProperty.line}) or DURATION, not both`);
+    }
+    const { endInstant, durationText } = this.endOf(start, startInstant, zone, endProperty, durationProperty);
+    return {
+      start,
+      startInstant,
+      startProperty,
+      zone,
+      endInstant,
+      endProperty: endProperty ?? durationProperty,
+      durationText,
+    };
+  }
+
+  private endOf(
+    start: IcalTime,
+    startInstant: number,
+    zone: string,
+    endProperty: IcalProperty | undefined,
+    durationProperty: IcalProperty | undefined,
+  ): { endInstant: number; durationText: string | undefined } {
+    const allDay = start.kind === 'date';
+    if (endProperty !== undefined) {
+      const end = this.singleTime(endProperty);
+      if ((end.kind === 'date') !== allDay) {
+        refuse(
+          endProperty,
+          allDay
+            ? 'must be a date (VALUE=DATE) like DTSTART'
+            : 'must be a date-time like DTSTART, not a date',
+        );
+      }
+      const endInstant = this.instantOf(end);
+      if (endInstant < startInstant) refuse(endProperty, 'is before DTSTART');
+      // All-day events last whole days, also across a DST change.
+      const durationText = allDay ? `P${Math.round((end.wallMs - start.wallMs) / MS_PER_DAY)}D` : undefined;
+      return { endInstant, durationText };
+    }
+    if (durationProperty !== undefined) {
+      const text = durationProperty.raw.trim();
+      const parsed = parseDuration(text);
+      if (!parsed.ok) refuse(durationProperty, parsed.reason);
+      if (parsed.value.days < 0 || parsed.value.exactMs < 0) refuse(durationProperty, 'must not be negative');
+      const rules = zoneRules(zone);
+      const endInstant =
+        rules.instantOf(rules.wallOf(startInstant) + parsed.value.days * MS_PER_DAY) + parsed.value.exactMs;
+      return { endInstant, durationText: text.toUpperCase() };
+    }
+    // RFC 5545 §3.6.1: no DTEND and no DURATION is one day for a date, no time at all for a date-time.
+    if (allDay) {
+      const rules = zoneRules(zone);
+      return { endInstant: rules.instantOf(start.wallMs + MS_PER_DAY), durationText: 'P1D' };
+    }
+    return { endInstant: startInstant, durationText: undefined };
+  }
+
+  /** RDATE or EXDATE lines (several lines, comma lists) as entries of the series, each noted with its line. */
+  private dateList(
+    path: string,
+    field: 'RecurrenceDates' | 'ExceptionDates',
+    properties: IcalProperty[],
+    timing: Timing,
+  ): string[] {
+    const entries: string[] = [];
+    for (const property of properties) {
+      if (property.type === 'period') {
+        refuse(
+          property,
+          'VALUE=PERIOD cannot be represented: every occurrence of an item lasts the item’s duration; ' +
+            'give start times only',
+        );
+      }
+      if (entries.length === 0) this.note(`${path}.Recurrence.${field}`, property);
+      for (const time of this.timesOf(property)) {
+        this.note(`${path}.Recurrence.${field}[${entries.length}]`, property);
+        entries.push(formatIn(this.seriesInstant(time, property, timing), timing.zone));
+      }
+    }
+    return entries;
+  }
+
+  /** A RECURRENCE-ID override as an exception; null when it changes neither start nor end. */
+  private exceptionOf(
+    path: string,
+    index: number,
+    override: IcalComponent,
+    timing: Timing,
+  ): ImportedException | null {
+    const props = propertiesByName(override);
+    const recurrenceId = props.get('RECURRENCE-ID')![0];
+    this.refuseRange(recurrenceId);
+    for (const name of ['RRULE', 'RDATE', 'EXDATE', 'EXRULE']) {
+      const line = props.get(name)?.[0];
+      if (line !== undefined) {
+        refuse(
+          line,
+          `an override (RECURRENCE-ID, line ${recurrenceId.line}) with its own ${name} cannot be represented; ` +
+            'only the series (the VEVENT without RECURRENCE-ID) may recur',
+        );
+      }
+    }
+    const original = this.seriesInstant(this.singleTime(recurrenceId), recurrenceId, timing);
+    const at = `${path}.Recurrence.Exceptions[${index}]`;
+    const status = props.get('STATUS')?.[0];
+    if (status !== undefined && status.raw.trim().toUpperCase() === 'CANCELLED') {
+      this.noteException(at, override, recurrenceId, status, status);
+      return { OriginalTime: formatIn(original, timing.zone), IsDeleted: true };
+    }
+    const overrideTiming = this.timingOf(override, props);
+    if (
+      overrideTiming.startInstant === original &&
+      overrideTiming.endInstant - overrideTiming.startInstant === timing.endInstant - timing.startInstant
+    ) {
+      return null;
+    }
+    this.noteException(
+      at,
+      override,
+      recurrenceId,
+      overrideTiming.startProperty,
+      overrideTiming.endProperty ?? overrideTiming.startProperty,
+    );
+    return {
+      OriginalTime: formatIn(original, timing.zone),
+      NewStartTime: formatIn(overrideTiming.startInstant, timing.zone),
+      NewEndTime: formatIn(overrideTiming.endInstant, timing.zone),
+    };
+  }
+
+  private noteException(
+    at: string,
+    override: IcalComponent,
+    recurrenceId: IcalProperty,
+    start: IcalProperty,
+    end: IcalProperty,
+  ): void {
+    this.note(at, override);
+    this.note(`${at}.OriginalTime`, recurrenceId);
+    this.note(`${at}.IsDeleted`, start);
+    this.note(`${at}.NewStartTime`, start);
+    this.note(`${at}.NewStart`, start);
+    this.note(`${at}.NewEndTime`, end);
+    this.note(`${at}.NewEnd`, end);
+  }
+
+  private refuseRange(recurrenceId: IcalProperty): void {
+    const range = paramOf(recurrenceId, 'range');
+    if (range !== undefined && range.toUpperCase() === 'THISANDFUTURE') {
+      refuse(
+        recurrenceId,
+        'RANGE=THISANDFUTURE cannot be represented: an exception changes one occurrence; split the series ' +
+          'into two events instead',
+      );
+    }
+  }
+
+  /**
+   * The instant a RECURRENCE-ID, RDATE or EXDATE names in a series. On an all-day series a date-time names its
+   * calendar date (Exchange writes `RECURRENCE-ID;TZID=…:20200416T000000` on all-day series); on a timed series a
+   * date names no single start and is refused.
+   */
+  private seriesInstant(time: IcalTime, property: IcalProperty, timing: Timing): number {
+    if (timing.start.kind === 'date') {
+      const wall = time.kind === 'utc' ? zoneRules(timing.zone).wallOf(time.wallMs) : time.wallMs;
+      return zoneRules(timing.zone).instantOf(Math.floor(wall / MS_PER_DAY) * MS_PER_DAY);
+    }
+    if (time.kind === 'date') {
+      refuse(
+        property,
+        'a date names no occurrence of a series whose DTSTART has a time; give the date-time of the occurrence',
+      );
+    }
+    return this.instantOf(time);
+  }
+
+  private singleTime(property: IcalProperty): IcalTime {
+    const times = this.timesOf(property);
+    if (times.length !== 1) refuse(property, 'must have exactly one value');
+    return times[0];
+  }
+
+  /** The DATE or DATE-TIME values of a property (§3.3.4, §3.3.5), checked strictly. */
+  private timesOf(property: IcalProperty): IcalTime[] {
+    const isDate = property.type === 'date';
+    if (!isDate && property.type !== 'date-time') {
+      refuse(property, `VALUE=${property.type.toUpperCase()} is not a date or date-time`);
+    }
+    const tzid = paramOf(property, 'tzid');
+    const times: IcalTime[] = [];
+    for (const raw of property.raw.split(',')) {
+      const token = raw.trim();
+      const match = (isDate ? DATE : DATE_TIME).exec(token);
+      const wall = match === null ? undefined : wallOf(match);
+      if (wall === undefined) {
+        refuse(
+          property,
+          isDate
+            ? `"${token}" is not a date (YYYYMMDD)`
+            : DATE.exec(token) !== null && wallOf(DATE.exec(token)!) !== undefined
+              ? `"${token}" is a date but the value type is DATE-TIME; write ${property.name};VALUE=DATE:${token}`
+              : `"${token}" is not a date-time (YYYYMMDDTHHMMSS, Z for UTC)`,
+        );
+      }
+      if (isDate) times.push({ kind: 'date', wallMs: wall });
+      else if (match![7] !== '') times.push({ kind: 'utc', wallMs: wall });
+      else if (tzid !== undefined)
+        times.push({ kind: 'zoned', wallMs: wall, zone: this.zoneOf(tzid, property) });
+      else times.push({ kind: 'floating', wallMs: wall });
+    }
+    return times;
+  }
+
+  private instantOf(time: IcalTime): number {
+    switch (time.kind) {
+      case 'utc':
+        return time.wallMs;
+      case 'zoned':
+        return zoneRules(time.zone!).instantOf(time.wallMs);
+      case 'date':
+      case 'floating':
+        return zoneRules(this.floatingZone()).instantOf(time.wallMs);
+    }
+  }
+
+  /** Floating times and dates are read in the calendar's X-WR-TIMEZONE (what Google and Apple write), else UTC. */
+  private floatingZone(): string {
+    if (this.floating !== undefined) return this.floating;
+    const property = this.calendar.properties.find((candidate) => candidate.name === 'X-WR-TIMEZONE');
+    if (property === undefined) return (this.floating = 'UTC');
+    const name = textOf(property);
+    const zone = zoneFromName(name);
+    if (zone === undefined) refuse(property, `"${name}" is neither an IANA nor a Windows zone id`);
+    return (this.floating = zone);
+  }
+
+  private zoneOf(tzid: string, property: IcalProperty): string {
+    const known = this.tzidZones.get(tzid);
+    if (known !== undefined) return known;
+    const vtimezone = this.vtimezones.get(tzid);
+    const span = this.tzidSpans.get(tzid) ?? { from: 0, to: 0 };
+    const resolved = resolveTzid(
+      tzid,
+      vtimezone === undefined ? undefined : new ICAL.Component(vtimezone.jcal),
+      span.from,
+      span.to,
+    );
+    if (resolved === undefined) {
+      refuse(
+        property,
+        vtimezone === undefined
+          ? `TZID "${tzid}" is neither an IANA nor a Windows zone id, and the calendar has no VTIMEZONE for it`
+          : `TZID "${tzid}": its VTIMEZONE (line ${vtimezone.line}) names no known zone and no IANA zone has ` +
+              'its UTC offsets around these events; the service stores IANA zones only',
+      );
+    }
+    this.tzidZones.set(tzid, resolved.zone);
+    return resolved.zone;
+  }
+}
+
+interface Timing {
+  start: IcalTime;
+  startInstant: number;
+  startProperty: IcalProperty;
+  /** The item's zone: DTSTART's TZID, UTC for a UTC DTSTART, the floating zone for floating times and dates. */
+  zone: string;
+  endInstant: number;
+  endProperty: IcalProperty | undefined;
+  /** Recurrence.Duration for recurring items: DURATION as written, or whole days for all-day events. */
+  durationText: string | undefined;
+}
+
+/** A TEXT value unescaped by ical.js (§3.3.11), else the text as written. */
+function textOf(property: IcalProperty): string {
+  const value = property.values[0];
+  return typeof value === 'string' ? value : property.raw;
+}
+
+function propertiesByName(component: IcalComponent): Map<string, IcalProperty[]> {
+  const byName = new Map<string, IcalProperty[]>();
+  for (const property of component.properties) {
+    const list = byName.get(property.name);
+    if (list === undefined) byName.set(property.name, [property]);
+    else list.push(property);
+  }
+  return byName;
+}
+
+/** Wall ms of a DATE or DATE-TIME match, undefined when a field is out of range. */
+function wallOf(match: RegExpExecArray): number | undefined {
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  const hour = match[4] === undefined ? 0 : Number(match[4]);
+  const minute = match[5] === undefined ? 0 : Number(match[5]);
+  const second = match[6] === undefined ? 0 : Number(match[6]);
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  return daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000;
+}
+
+function formatWall(wallMs: number): string {
+  return new Date(wallMs).toISOString().slice(0, 19);
+}
+
+/** `2026-01-05T09:00:00+01:00` in the zone (`…Z` in UTC): the instant, readable as the local time it was given as. */
+function formatIn(instant: number, zone: string): string {
+  if (zone === 'UTC') return `${formatWall(instant)}Z`;
+  const offset = zoneRules(zone).offsetAt(instant);
+  // Local mean times of the 19th century have offsets with seconds, which ISO 8601 offsets cannot write.
+  if (offset % 60_000 !== 0) return `${formatWall(instant)}Z`;
+  const minutes = Math.abs(offset) / 60_000;
+  const sign = offset < 0 ? '-' : '+';
+  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const mm = String(minutes % 60).padStart(2, '0');
+  return `${formatWall(instant + offset)}${sign}${hh}:${mm}`;
+}
+
+/** `A.B[2].C` → `A.B[2]` → `A.B` → `A`. */
+function parentPath(path: string): string {
+  const cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+  return cut <= 0 ? '' : path.slice(0, cut);
+}

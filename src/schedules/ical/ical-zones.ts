@@ -1,0 +1,161 @@
+// RFC 5545 §3.2.19 (TZID) and §3.6.5 (VTIMEZONE) on import: the service stores IANA zone ids only, so every
+// TZID of an imported calendar is turned into one. In this order:
+//   1. the VTIMEZONE's X-LIC-LOCATION (what Google, Thunderbird and libical write beside a TZID);
+//   2. the TZID itself when it is an IANA or a Windows id (Outlook: "W. Europe Standard Time"), also inside a
+//      vendor prefix ("/mozilla.org/20050126_1/America/New_York"); a known name is trusted over the rules its
+//      VTIMEZONE spells out (old Outlook files carry pre-2007 US rules; tzdata knows the real history);
+//   3. otherwise ("Customized Time Zone", "GMT +0100 (Standard) / GMT +0200 (Daylight)") the IANA zone whose UTC
+//      offsets agree with the VTIMEZONE's at local noon of every day around the events that use it (ical.js
+//      computes the VTIMEZONE's offsets). Zones that are CLDR's primary zone of a Windows id are tried first, so a
+//      US Eastern VTIMEZONE becomes America/New_York rather than America/Detroit; a VTIMEZONE without any change
+//      in that span becomes the fixed Etc/GMT±h zone when its offset is whole hours.
+// Nothing matches: undefined, and the importer answers 400 naming the line.
+import ICAL from 'ical.js';
+import { WINDOWS_TO_IANA_MAP } from 'windows-iana';
+import { MS_PER_DAY } from '../recurrence/calendar.js';
+import { resolveTimeZone, zoneRules } from '../recurrence/time-zone.js';
+
+/** How far the offsets are compared at most: enough to see both DST changes of a few years' rules. */
+const MAX_MATCH_SPAN_MS = 4 * 366 * MS_PER_DAY;
+/** At least one year, so a VTIMEZONE's DST rule is seen even for a single event. */
+const MIN_MATCH_SPAN_MS = 366 * MS_PER_DAY;
+const NOON_MS = 12 * 3_600_000;
+
+export type ZoneSource = 'x-lic-location' | 'name' | 'offsets';
+
+export interface ResolvedZone {
+  readonly zone: string;
+  readonly source: ZoneSource;
+}
+
+/** An IANA id for a TZID, X-WR-TIMEZONE or X-LIC-LOCATION text, by name alone; undefined if it names none. */
+export function zoneFromName(name: string): string | undefined {
+  const text = name.trim().replace(/^"(.*)"$/, '$1');
+  if (text === '') return undefined;
+  const direct = resolveTimeZone(text);
+  if (direct !== undefined) return direct;
+  // Vendor-prefixed ids: the IANA name is the last two or three path segments.
+  const parts = text.split('/').filter((part) => part !== '');
+  for (let take = Math.min(3, parts.length - 1); take >= 2; take--) {
+    const candidate = resolveTimeZone(parts.slice(-take).join('/'));
+    if (candidate !== undefined) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The IANA zone for a TZID defined by `vtimezone` (may be undefined when the calendar has no VTIMEZONE for it),
+ * compared over the local wall times `[fromWallMs, toWallMs]` of the events that use it.
+ */
+export function resolveTzid(
+  tzid: string,
+  vtimezone: ICAL.Component | undefined,
+  fromWallMs: number,
+  toWallMs: number,
+): ResolvedZone | undefined {
+  const location = vtimezone?.getFirstPropertyValue('x-lic-location');
+  if (typeof location === 'string') {
+    const zone = zoneFromName(location);
+    if (zone !== undefined) return { zone, source: 'x-lic-location' };
+  }
+  const named = zoneFromName(tzid);
+  if (named !== undefined) return { zone: named, source: 'name' };
+  if (vtimezone === undefined) return undefined;
+  const zone = zoneFromOffsets(vtimezone, fromWallMs, toWallMs);
+  return zone === undefined ? undefined : { zone, source: 'offsets' };
+}
+
+/** Results by VTIMEZONE text and span: the same Outlook zone arrives in every file a team exports. */
+const offsetMatches = new Map<string, string | undefined>();
+const MAX_CACHED = 1_000;
+
+export function zoneFromOffsets(
+  vtimezone: ICAL.Component,
+  fromWallMs: number,
+  toWallMs: number,
+): string | undefined {
+  const firstDay = Math.floor(fromWallMs / MS_PER_DAY);
+  const lastDay = Math.floor(
+    Math.min(Math.max(toWallMs, fromWallMs + MIN_MATCH_SPAN_MS), fromWallMs + MAX_MATCH_SPAN_MS) / MS_PER_DAY,
+  );
+  const key = `${firstDay}:${lastDay}:${vtimezone.toString()}`;
+  if (offsetMatches.has(key)) return offsetMatches.get(key);
+  const result = matchOffsets(vtimezone, firstDay, lastDay);
+  if (offsetMatches.size >= MAX_CACHED) offsetMatches.clear();
+  offsetMatches.set(key, result);
+  return result;
+}
+
+function matchOffsets(vtimezone: ICAL.Component, firstDay: number, lastDay: number): string | undefined {
+  let timezone: ICAL.Timezone;
+  try {
+    timezone = new ICAL.Timezone(vtimezone);
+  } catch {
+    return undefined;
+  }
+  // Local noon of every day: DST changes happen at night, so noon is never ambiguous and shows the day's offset.
+  const walls: number[] = [];
+  const offsets: number[] = [];
+  for (let day = firstDay; day <= lastDay; day++) {
+    const wall = day * MS_PER_DAY + NOON_MS;
+    const date = new Date(wall);
+    const time = ICAL.Time.fromData(
+      {
+        year: date.getUTCFullYear(),
+        month: date.getUTCMonth() + 1,
+        day: date.getUTCDate(),
+        hour: 12,
+        minute: 0,
+        second: 0,
+        isDate: false,
+      },
+      timezone,
+    );
+    const seconds = timezone.utcOffset(time);
+    if (!Number.isFinite(seconds)) return undefined;
+    walls.push(wall);
+    offsets.push(seconds * 1000);
+  }
+  if (walls.length === 0) return undefined;
+  if (offsets.every((offset) => offset === offsets[0])) {
+    const fixed = fixedZone(offsets[0]);
+    if (fixed !== undefined) return fixed;
+  }
+  // A few spread samples first: they rule out almost every zone before the full comparison.
+  const probes = [0, 0.25, 0.5, 0.75].map((share) => Math.floor(share * (walls.length - 1)));
+  for (const candidate of candidateZones()) {
+    const rules = zoneRules(candidate);
+    const agrees = (index: number): boolean =>
+      rules.offsetAt(walls[index] - offsets[index]) === offsets[index];
+    if (!probes.every(agrees)) continue;
+    let all = true;
+    for (let index = 0; index < walls.length && all; index++) all = agrees(index);
+    if (all) return candidate;
+  }
+  return undefined;
+}
+
+/** Etc/GMT±h for a whole-hour offset (POSIX-style names: Etc/GMT-1 is UTC+1). */
+function fixedZone(offsetMs: number): string | undefined {
+  if (offsetMs === 0) return 'UTC';
+  const hours = offsetMs / 3_600_000;
+  if (!Number.isInteger(hours) || hours < -12 || hours > 14) return undefined;
+  return resolveTimeZone(`Etc/GMT${hours > 0 ? '-' : '+'}${Math.abs(hours)}`);
+}
+
+let candidates: string[] | undefined;
+
+/** Every zone ICU knows, CLDR's primary zones of Windows ids first (the usual choice among equal zones). */
+function candidateZones(): string[] {
+  if (candidates === undefined) {
+    const ordered = new Set<string>();
+    for (const entry of WINDOWS_TO_IANA_MAP) {
+      if (entry.territory !== '001') continue;
+      const zone = resolveTimeZone(entry.iana[0]);
+      if (zone !== undefined && !zone.startsWith('Etc/')) ordered.add(zone);
+    }
+    for (const zone of Intl.supportedValuesOf('timeZone')) ordered.add(zone);
+    candidates = [...ordered];
+  }
+  return candidates;
+}
