@@ -21,6 +21,7 @@ const DECISIONS: Record<string, Scope | 'public-by-default' | 'signed'> = {
   Schedule_Get: 'schedules',
   Schedule_Replace: 'schedules',
   Schedule_Delete: 'schedules',
+  Schedule_ImportIcal: 'schedules',
   Migration_GetMigrationRuns: 'migrations',
   Migration_Details: 'migrations',
   Mail_EnsureSmtpConfiguration: 'mail',

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { ApiKeyAuthenticator, tenantHook } from '../auth/api-key.auth.js';
 import { accessRuleOf, ADMIN_ONLY, PUBLIC, type AccessRule } from '../auth/scopes.js';
 import type { AppConfig } from '../config/config.js';
-import { PlatformErrorCode } from '../errors/api-error.js';
+import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
 import { httpTracer } from '../tracing/http-tracing.js';
 import { tracing } from '../tracing/tracing.js';
@@ -153,6 +153,27 @@ export async function configureHttp(
         return;
       }
       void jsonParser(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+    },
+  );
+
+  // Text bodies a route declares (RouteLimits textBodies: the iCalendar import's text/calendar) arrive as a string,
+  // under the route's body limit; any other route answers them 415 like every unsupported type.
+  fastify.addContentTypeParser(
+    /^text\/calendar\s*(?:;.*)?$/i,
+    { parseAs: 'string' },
+    (request, body, done) => {
+      const mediaType = 'text/calendar';
+      if (routeLimitsOf(request.routeOptions.config)?.textBodies?.includes(mediaType) !== true) {
+        done(
+          new PlatformError(
+            PlatformErrorCode.UnsupportedMediaType,
+            `Content type ${mediaType} is not supported by ${request.method} ${request.url.split('?')[0]}; send application/json.`,
+          ),
+          undefined,
+        );
+        return;
+      }
+      done(null, typeof body === 'string' ? body : body.toString('utf8'));
     },
   );
 

@@ -1,6 +1,7 @@
 // Per-route exceptions to the global settings, declared on the route: a larger body (operation 1 takes 50,000 ids,
-// ~2 MB), a longer time-out (changeSetState may wait for replication), or the exact bytes of the body kept beside
-// the parsed one (the device webhook verifies an HTTP signature over them). Kept in the route's Fastify config
+// ~2 MB), a longer time-out (changeSetState may wait for replication), the exact bytes of the body kept beside
+// the parsed one (the device webhook verifies an HTTP signature over them), or a text body type besides JSON (the
+// iCalendar import takes text/calendar). Kept in the route's Fastify config
 // (route-config.ts): configureHttp reads it there when the route is added.
 import { mergeRouteConfig } from './route-config.js';
 
@@ -11,6 +12,11 @@ export interface RouteLimitsOptions {
   extraTimeoutMs?: number;
   /** Keep the body's bytes as received in `request.rawBody` (a Buffer), beside the parsed body. */
   rawBody?: boolean;
+  /**
+   * Text media types this route takes besides JSON (e.g. `text/calendar`), handed to it as a string; other routes
+   * answer 415 for them.
+   */
+  textBodies?: readonly string[];
 }
 
 export const ROUTE_LIMITS = 'platformRouteLimits';

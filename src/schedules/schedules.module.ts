@@ -5,6 +5,8 @@ import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entit
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
 import { SchedulesController } from './schedules.controller.js';
+import { SchedulesImportController } from './schedules-import.controller.js';
+import { SchedulesImportService } from './schedules-import.service.js';
 import { SchedulesService } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
 
@@ -12,7 +14,7 @@ import { SeriesCache } from './series-cache.js';
   imports: [
     TypeOrmModule.forFeature(registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException])),
   ],
-  controllers: [OccurrencesController, SchedulesController],
-  providers: [SchedulesService, OccurrencesService, SeriesCache],
+  controllers: [OccurrencesController, SchedulesController, SchedulesImportController],
+  providers: [SchedulesService, OccurrencesService, SeriesCache, SchedulesImportService],
 })
 export class SchedulesModule {}

@@ -1,0 +1,57 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { RequireScope } from '../auth/scopes.js';
+import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
+import { ok } from '../errors/envelope.js';
+import { RouteLimits } from '../http/route-limits.js';
+import { ApiErrorResponses } from '../openapi/api-error-responses.js';
+import { ScheduleResponse } from './dto/schedule.dto.js';
+import { SchedulesImportService } from './schedules-import.service.js';
+
+const CALENDAR = 'text/calendar';
+
+@ApiTags('Schedule')
+@ApiBearerAuth()
+@ApiErrorResponses()
+@RequireScope('schedules')
+@Controller('api/v1/Schedule')
+export class SchedulesImportController {
+  constructor(private readonly imports: SchedulesImportService) {}
+
+  @Post('import')
+  @HttpCode(201)
+  // 100 items with up to 1,000 overrides each are several MB of iCalendar; BODY_LIMIT still applies if larger.
+  @RouteLimits({ bodyLimit: 4 * 1024 * 1024, textBodies: [CALENDAR] })
+  @ApiConsumes(CALENDAR)
+  @ApiBody({
+    description: 'One VCALENDAR (RFC 5545): VEVENTs with RRULE, RDATE, EXDATE and RECURRENCE-ID overrides',
+    schema: { type: 'string', example: 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\n…\r\nEND:VCALENDAR\r\n' },
+  })
+  @ApiOperation({
+    operationId: 'Schedule_ImportIcal',
+    summary: 'Create one schedule from an iCalendar file (one item per event); answers like Schedule_Create',
+    description:
+      'Errors name the calendar line (`line 12: DTSTART: …`); what a schedule cannot represent (VTODO, EXRULE, ' +
+      'RDATE periods, more than 100 events, …) is refused, never dropped. See docs/schedules.md.',
+  })
+  @ApiCreatedResponse({ type: ScheduleResponse })
+  async importIcal(@Req() request: FastifyRequest): Promise<ScheduleResponse> {
+    const body: unknown = request.body;
+    if (typeof body !== 'string') {
+      throw new PlatformError(
+        PlatformErrorCode.UnsupportedMediaType,
+        `Content type ${String(request.headers['content-type'] ?? '(none)')} is not supported; send ${CALENDAR}.`,
+      );
+    }
+    const { schedule, message } = await this.imports.importIcal(body);
+    return { ...ok(message), Result: schedule };
+  }
+}
