@@ -22,6 +22,11 @@ import { resolveTzid, zoneFromName } from './ical-zones.js';
 export const MAX_IMPORTED_ITEMS = 100;
 /** Enough to fix a file in one go; a file with 10,000 bad lines does not need 10,000 messages. */
 const MAX_PROBLEMS = 100;
+/**
+ * Unnamed VTIMEZONEs matched by their offsets per calendar: each match compares ~420 zones (~300 ms the first time a
+ * year is seen), and real calendars have one or two such zones.
+ */
+export const MAX_OFFSET_MATCHES = 10;
 
 export interface ImportedException {
   OriginalTime: string;
@@ -139,6 +144,7 @@ class CalendarImport {
   private readonly tzidSpans = new Map<string, { from: number; to: number }>();
   private readonly tzidZones = new Map<string, string>();
   private floating: string | undefined;
+  private offsetMatches = 0;
 
   constructor(private readonly calendar: IcalComponent) {}
 
@@ -635,6 +641,17 @@ class CalendarImport {
     if (known !== undefined) return known;
     const vtimezone = this.vtimezones.get(tzid);
     const span = this.tzidSpans.get(tzid) ?? { from: 0, to: 0 };
+    if (
+      vtimezone !== undefined &&
+      zoneFromName(tzid) === undefined &&
+      ++this.offsetMatches > MAX_OFFSET_MATCHES
+    ) {
+      refuse(
+        property,
+        `TZID "${tzid}": more than ${MAX_OFFSET_MATCHES} VTIMEZONEs without a known zone name in one calendar; ` +
+          'name the zones with IANA ids (or X-LIC-LOCATION)',
+      );
+    }
     const resolved = resolveTzid(
       tzid,
       vtimezone === undefined ? undefined : new ICAL.Component(vtimezone.jcal),

@@ -121,8 +121,9 @@ function matchOffsets(vtimezone: ICAL.Component, firstDay: number, lastDay: numb
     const fixed = fixedZone(offsets[0]);
     if (fixed !== undefined) return fixed;
   }
-  // A few spread samples first: they rule out almost every zone before the full comparison.
-  const probes = [0, 0.25, 0.5, 0.75].map((share) => Math.floor(share * (walls.length - 1)));
+  // Four samples of the first year first: they rule out almost every zone before the full comparison, and touch
+  // one year of each zone's offset table only (building a year for all ~420 zones costs ~300 ms once per process).
+  const probes = [0, 91, 182, 273].map((day) => Math.min(day, walls.length - 1));
   for (const candidate of candidateZones()) {
     const rules = zoneRules(candidate);
     const agrees = (index: number): boolean =>

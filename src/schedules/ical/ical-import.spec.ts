@@ -1,0 +1,400 @@
+import { describe, expect, it } from '@jest/globals';
+import { unfold } from './ical-content.js';
+import { IcalImportError, importCalendar, MAX_IMPORTED_ITEMS, type ImportedItem } from './ical-import.js';
+import { zoneFromName, zoneFromOffsets } from './ical-zones.js';
+import ICAL from 'ical.js';
+
+/** A calendar of the given lines between BEGIN/END:VCALENDAR (line 1 is BEGIN:VCALENDAR, line 2 VERSION). */
+function ics(...lines: string[]): string {
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', ...lines, 'END:VCALENDAR', ''].join('\r\n');
+}
+
+function event(...lines: string[]): string[] {
+  return ['BEGIN:VEVENT', ...lines, 'END:VEVENT'];
+}
+
+function items(text: string): ImportedItem[] {
+  return importCalendar(text).ScheduleItems;
+}
+
+function problems(text: string): string[] {
+  try {
+    importCalendar(text);
+  } catch (error) {
+    if (error instanceof IcalImportError)
+      return error.message.split('; line ').map((m, i) => (i ? `line ${m}` : m));
+    throw error;
+  }
+  throw new Error('imported without a problem');
+}
+
+const BERLIN_VTIMEZONE = [
+  'BEGIN:VTIMEZONE',
+  'TZID:Custom Berlin',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'DTSTART:19700329T020000',
+  'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
+  'END:DAYLIGHT',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'DTSTART:19701025T030000',
+  'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+];
+
+describe('content lines', () => {
+  it('unfolds CRLF, LF and CR continuations and keeps the line each content line starts on', () => {
+    expect(unfold('A:1\r\n B\r\n\tC\nD:2\rE:3\n\nF:4')).toEqual([
+      { line: 1, text: 'A:1BC' },
+      { line: 4, text: 'D:2' },
+      { line: 5, text: 'E:3' },
+      { line: 7, text: 'F:4' },
+    ]);
+  });
+
+  it('refuses a continuation with nothing to continue, naming its line', () => {
+    expect(() => unfold('A:1\n\n F:4')).toThrow('a folded continuation line with no content line before it');
+  });
+});
+
+describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
+  it.each<[string, string[], Partial<ImportedItem>]>([
+    [
+      'IANA TZID, DTEND, RRULE',
+      event(
+        'UID:1',
+        'SUMMARY:Stand-up\\, daily',
+        'DTSTART;TZID=Europe/Berlin:20260105T090000',
+        'DTEND;TZID=Europe/Berlin:20260105T091500',
+        'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO',
+      ),
+      {
+        Name: 'Stand-up, daily',
+        Start: '2026-01-05T09:00:00+01:00',
+        End: '2026-01-05T09:15:00+01:00',
+        StartTimeZone: 'Europe/Berlin',
+        Recurrence: { Pattern: 'FREQ=WEEKLY;INTERVAL=2;BYDAY=MO', RecurrenceType: 'Weekly', Interval: '2' },
+      },
+    ],
+    [
+      'Windows TZID, DURATION',
+      event('UID:1', 'DTSTART;TZID="Pacific Standard Time":20260701T090000', 'DURATION:PT1H30M'),
+      {
+        Name: null,
+        Start: '2026-07-01T09:00:00-07:00',
+        End: '2026-07-01T10:30:00-07:00',
+        StartTimeZone: 'America/Los_Angeles',
+        Recurrence: null,
+      },
+    ],
+    [
+      'UTC, no DTEND: zero length',
+      event('UID:1', 'DTSTART:20260105T090000Z'),
+      { Start: '2026-01-05T09:00:00Z', End: '2026-01-05T09:00:00Z', StartTimeZone: 'UTC' },
+    ],
+    [
+      'floating without X-WR-TIMEZONE: UTC',
+      event('UID:1', 'DTSTART:20260105T090000', 'DTEND:20260105T100000'),
+      { Start: '2026-01-05T09:00:00Z', End: '2026-01-05T10:00:00Z', StartTimeZone: 'UTC' },
+    ],
+    [
+      'all-day without DTEND: one day, recurring with whole days',
+      event('UID:1', 'DTSTART;VALUE=DATE:20260105', 'RRULE:FREQ=YEARLY'),
+      {
+        Start: '2026-01-05T00:00:00Z',
+        End: '2026-01-06T00:00:00Z',
+        Recurrence: { Pattern: 'FREQ=YEARLY', RecurrenceType: 'Yearly', Interval: '1', Duration: 'P1D' },
+      },
+    ],
+    [
+      'vendor-prefixed TZID',
+      event('UID:1', 'DTSTART;TZID=/mozilla.org/20050126_1/America/New_York:20260105T090000'),
+      { Start: '2026-01-05T09:00:00-05:00', StartTimeZone: 'America/New_York' },
+    ],
+    [
+      'custom TZID resolved by its VTIMEZONE offsets',
+      [...BERLIN_VTIMEZONE, ...event('UID:1', 'DTSTART;TZID=Custom Berlin:20260705T090000')],
+      { Start: '2026-07-05T09:00:00+02:00', StartTimeZone: 'Europe/Berlin' },
+    ],
+  ])('%s', (_name, lines, expected) => {
+    expect(items(ics(...lines))[0]).toMatchObject(expected);
+  });
+
+  it('maps several RDATE/EXDATE lines and comma lists, and overrides to exceptions', () => {
+    const [item] = items(
+      ics(
+        ...event(
+          'UID:s',
+          'DTSTART;TZID=Europe/Berlin:20260105T090000',
+          'DTEND;TZID=Europe/Berlin:20260105T100000',
+          'RRULE:FREQ=DAILY;COUNT=10',
+          'RDATE;TZID=Europe/Berlin:20260201T090000,20260202T090000',
+          'RDATE:20260203T080000Z',
+          'EXDATE;TZID=Europe/Berlin:20260106T090000',
+          'EXDATE:20260107T080000Z,20260108T080000Z',
+        ),
+        ...event(
+          'UID:s',
+          'RECURRENCE-ID;TZID=Europe/Berlin:20260109T090000',
+          'DTSTART;TZID=America/New_York:20260109T050000',
+          'DTEND;TZID=America/New_York:20260109T060000',
+        ),
+        ...event('UID:s', 'RECURRENCE-ID:20260110T080000Z', 'STATUS:CANCELLED', 'DTSTART:20260110T080000Z'),
+        // Changes neither start nor end (e.g. only the SUMMARY): nothing to store.
+        ...event(
+          'UID:s',
+          'RECURRENCE-ID:20260111T080000Z',
+          'SUMMARY:renamed',
+          'DTSTART;TZID=Europe/Berlin:20260111T090000',
+          'DTEND;TZID=Europe/Berlin:20260111T100000',
+        ),
+      ),
+    );
+    expect(item.Recurrence).toEqual({
+      Pattern: 'FREQ=DAILY;COUNT=10',
+      RecurrenceType: 'Daily',
+      Interval: '1',
+      RecurrenceDates: [
+        '2026-02-01T09:00:00+01:00',
+        '2026-02-02T09:00:00+01:00',
+        '2026-02-03T09:00:00+01:00',
+      ],
+      ExceptionDates: ['2026-01-06T09:00:00+01:00', '2026-01-07T09:00:00+01:00', '2026-01-08T09:00:00+01:00'],
+      Exceptions: [
+        {
+          OriginalTime: '2026-01-09T09:00:00+01:00',
+          NewStartTime: '2026-01-09T11:00:00+01:00',
+          NewEndTime: '2026-01-09T12:00:00+01:00',
+        },
+        { OriginalTime: '2026-01-10T09:00:00+01:00', IsDeleted: true },
+      ],
+    });
+  });
+
+  it('reads an Exchange-style date-time RECURRENCE-ID on an all-day series as its calendar date', () => {
+    const [item] = items(
+      ics(
+        'X-WR-TIMEZONE:Europe/London',
+        ...event('UID:a', 'DTSTART;VALUE=DATE:20200402', 'DTEND;VALUE=DATE:20200403', 'RRULE:FREQ=WEEKLY'),
+        ...event(
+          'UID:a',
+          'RECURRENCE-ID;TZID=GMT Standard Time:20200416T000000',
+          'DTSTART;VALUE=DATE:20200417',
+          'DTEND;VALUE=DATE:20200418',
+        ),
+      ),
+    );
+    expect(item.StartTimeZone).toBe('Europe/London');
+    expect(item.Recurrence?.Exceptions).toEqual([
+      {
+        OriginalTime: '2020-04-16T00:00:00+01:00',
+        NewStartTime: '2020-04-17T00:00:00+01:00',
+        NewEndTime: '2020-04-18T00:00:00+01:00',
+      },
+    ]);
+  });
+
+  it('keeps the wall time of a DTSTART in a DST gap as Recurrence.StartTime', () => {
+    const [item] = items(
+      ics(...event('UID:g', 'DTSTART;TZID=Europe/Berlin:20260329T023000', 'RRULE:FREQ=DAILY;COUNT=3')),
+    );
+    expect(item.Recurrence?.StartTime).toBe('2026-03-29T02:30:00');
+  });
+
+  it('imports an override whose master is missing as an event of its own', () => {
+    expect(
+      items(ics(...event('UID:o', 'RECURRENCE-ID:20260105T090000Z', 'DTSTART:20260106T090000Z'))),
+    ).toMatchObject([{ Start: '2026-01-06T09:00:00Z', Recurrence: null }]);
+  });
+
+  it('names the line behind each field the engine may name', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event(
+          'UID:1', // 4
+          'SUMMARY:x', // 5
+          'DTSTART:20260105T090000Z', // 6
+          'RRULE:FREQ=DAILY', // 7
+          'EXDATE:20260106T090000Z', // 8
+          'EXDATE:20260107T090000Z,20260108T090000Z', // 9
+        ),
+        ...event('UID:1', 'RECURRENCE-ID:20260110T090000Z', 'DTSTART:20260110T100000Z'), // 11–14
+      ),
+    );
+    const lineOf = (field: string) => calendar.lineOf(field);
+    expect(lineOf('ScheduleItems[0].Name')).toEqual({ line: 5, property: 'SUMMARY' });
+    expect(lineOf('ScheduleItems[0].Start')).toEqual({ line: 6, property: 'DTSTART' });
+    expect(lineOf('ScheduleItems[0].Recurrence.Pattern')).toEqual({ line: 7, property: 'RRULE' });
+    expect(lineOf('ScheduleItems[0].Recurrence.ExceptionDates[0]')?.line).toBe(8);
+    expect(lineOf('ScheduleItems[0].Recurrence.ExceptionDates[2]')?.line).toBe(9);
+    expect(lineOf('ScheduleItems[0].Recurrence.Exceptions[0].OriginalTime')?.line).toBe(13);
+    expect(lineOf('ScheduleItems[0].Recurrence.Exceptions[0].NewStartTime')?.line).toBe(14);
+    expect(lineOf('ScheduleItems[0].Recurrence.Exceptions[0]')).toEqual({ line: 11, property: 'VEVENT' });
+    expect(lineOf('ScheduleItems[0].Something.Else')).toEqual({ line: 3, property: 'VEVENT' });
+    expect(lineOf('Nothing')).toBeUndefined();
+  });
+});
+
+describe('importCalendar: refusals name the line', () => {
+  it.each<[string, string, string[]]>([
+    [
+      'a bad date-time',
+      'line 5: DTSTART: "20261301T090000" is not a date-time',
+      event('UID:1', 'DTSTART:20261301T090000'),
+    ],
+    [
+      'a bad date',
+      'line 5: DTSTART: "20261301" is not a date (YYYYMMDD)',
+      event('UID:1', 'DTSTART;VALUE=DATE:20261301'),
+    ],
+    [
+      'a date without VALUE=DATE',
+      'line 5: DTSTART: "20260105" is a date but the value type is DATE-TIME; write DTSTART;VALUE=DATE:20260105',
+      event('UID:1', 'DTSTART:20260105'),
+    ],
+    ['no DTSTART', 'line 3: VEVENT: a VEVENT without DTSTART', event('UID:1', 'SUMMARY:x')],
+    ['no UID', 'line 3: VEVENT: a VEVENT without UID', event('DTSTART:20260105T090000Z')],
+    [
+      'DTEND before DTSTART',
+      'line 6: DTEND: is before DTSTART',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'DTEND:20260105T080000Z'),
+    ],
+    [
+      'DTEND and DURATION',
+      'line 7: DURATION: a VEVENT may have DTEND (line 6) or DURATION, not both',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'DTEND:20260105T100000Z', 'DURATION:PT1H'),
+    ],
+    [
+      'EXRULE',
+      'line 6: EXRULE: EXRULE (deprecated by RFC 5545) cannot be represented',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'EXRULE:FREQ=DAILY'),
+    ],
+    [
+      'two RRULEs',
+      'line 7: RRULE: more than one RRULE in a VEVENT (first at line 6) cannot be represented',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY'),
+    ],
+    [
+      'RDATE periods',
+      'line 6: RDATE: VALUE=PERIOD cannot be represented',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'RDATE;VALUE=PERIOD:20260106T090000Z/PT1H'),
+    ],
+    [
+      'a date EXDATE on a timed series',
+      'line 7: EXDATE: a date names no occurrence of a series whose DTSTART has a time',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY', 'EXDATE;VALUE=DATE:20260106'),
+    ],
+    [
+      'an override with its own RRULE',
+      'line 12: RRULE: an override (RECURRENCE-ID, line 10) with its own RRULE cannot be represented',
+      [
+        ...event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY'),
+        ...event('UID:1', 'RECURRENCE-ID:20260106T090000Z', 'DTSTART:20260106T100000Z', 'RRULE:FREQ=DAILY'),
+      ],
+    ],
+    [
+      'a second master',
+      'line 7: VEVENT: a second VEVENT with UID "1" and no RECURRENCE-ID (the first is at line 3)',
+      [...event('UID:1', 'DTSTART:20260105T090000Z'), ...event('UID:1', 'DTSTART:20260106T090000Z')],
+    ],
+    [
+      'an unknown TZID',
+      'line 5: DTSTART: TZID "Mars/Olympus" is neither an IANA nor a Windows zone id, and the calendar has no VTIMEZONE for it',
+      event('UID:1', 'DTSTART;TZID=Mars/Olympus:20260105T090000'),
+    ],
+    [
+      'a VTODO',
+      'line 3: VTODO: VTODO components (to-dos) cannot be represented',
+      ['BEGIN:VTODO', 'UID:t', 'END:VTODO', ...event('UID:1', 'DTSTART:20260105T090000Z')],
+    ],
+    ['no VEVENT', 'line 1: VCALENDAR: the calendar has no VEVENT', []],
+    [
+      'an unclosed VEVENT',
+      'line 5: END: END:VCALENDAR closes BEGIN:VEVENT of line 3',
+      ['BEGIN:VEVENT', 'UID:1'],
+    ],
+    [
+      'a mismatched END',
+      'line 5: END: END:VTODO closes BEGIN:VEVENT of line 3',
+      ['BEGIN:VEVENT', 'UID:1', 'END:VTODO'],
+    ],
+    ['a line ical.js cannot parse', 'line 3: GARBAGE', ['GARBAGE']],
+  ])('%s', (_name, expected, lines) => {
+    expect(problems(ics(...lines))[0]).toContain(expected);
+  });
+
+  it('reports every bad event at once', () => {
+    expect(
+      problems(
+        ics(...event('UID:1', 'DTSTART:2026'), ...event('UID:2', 'DTSTART;TZID=Nowhere:20260105T090000')),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^line 5: DTSTART: "2026"/),
+      expect.stringMatching(/^line 9: DTSTART: TZID "Nowhere"/),
+    ]);
+  });
+
+  it(`refuses more than ${MAX_IMPORTED_ITEMS} events, naming the first one too many`, () => {
+    const lines = Array.from({ length: MAX_IMPORTED_ITEMS + 1 }, (_, index) =>
+      event(`UID:${index}`, 'DTSTART:20260105T090000Z'),
+    ).flat();
+    expect(problems(ics(...lines))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^line ${3 + MAX_IMPORTED_ITEMS * 4}: VEVENT: the calendar has more than 100`),
+      ),
+    ]);
+  });
+
+  it('refuses content outside the VCALENDAR and an empty body', () => {
+    expect(problems('')[0]).toMatch(/^line 1: the body is empty/);
+    expect(problems('{}')[0]).toBe('line 1: content before BEGIN:VCALENDAR; the body must start with it');
+    expect(problems('BEGIN:VCALENDAR\r\nVERSION:2.0')[0]).toBe(
+      'line 1: BEGIN: BEGIN:VCALENDAR is never closed with END:VCALENDAR',
+    );
+    expect(problems(`${ics(...event('UID:1', 'DTSTART:20260105T090000Z'))}X:1\r\n`)[0]).toMatch(
+      /^line 8: X: content after END:VCALENDAR/,
+    );
+  });
+});
+
+describe('zones', () => {
+  it.each([
+    ['W. Europe Standard Time', 'Europe/Berlin'],
+    ['"Eastern Standard Time"', 'America/New_York'],
+    ['/softwarestudio.org/Tzfile/Europe/Paris', 'Europe/Paris'],
+    ['europe/berlin', 'Europe/Berlin'],
+    ['Customized Time Zone', undefined],
+  ])('%s by name → %s', (name, zone) => {
+    expect(zoneFromName(name)).toBe(zone);
+  });
+
+  const vtimezone = (lines: string[]) =>
+    new ICAL.Component(
+      ICAL.parse(['BEGIN:VCALENDAR', ...lines, 'END:VCALENDAR'].join('\r\n')) as unknown[],
+    ).getFirstSubcomponent('vtimezone')!;
+  const from = Date.UTC(2026, 0, 1);
+
+  it('matches a VTIMEZONE to the IANA zone with the same offsets, primary zones first', () => {
+    expect(zoneFromOffsets(vtimezone(BERLIN_VTIMEZONE), from, from)).toBe('Europe/Berlin');
+  });
+
+  it('takes Etc/GMT±h for a VTIMEZONE without changes, and refuses offsets no zone has', () => {
+    const fixed = (offset: string) => [
+      'BEGIN:VTIMEZONE',
+      'TZID:x',
+      'BEGIN:STANDARD',
+      `TZOFFSETFROM:${offset}`,
+      `TZOFFSETTO:${offset}`,
+      'DTSTART:19700101T000000',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+    ];
+    expect(zoneFromOffsets(vtimezone(fixed('+0300')), from, from)).toBe('Etc/GMT-3');
+    expect(zoneFromOffsets(vtimezone(fixed('+0000')), from, from)).toBe('UTC');
+    expect(zoneFromOffsets(vtimezone(fixed('+0117')), from, from)).toBeUndefined();
+  });
+});
