@@ -117,10 +117,27 @@ const UNREPRESENTABLE: Record<string, string> = {
   VAVAILABILITY: 'availability',
 };
 
+/** The properties the import reads (besides everything inside VTIMEZONE); the rest is only checked for shape. */
+const READ = new Set([
+  'VERSION',
+  'X-WR-TIMEZONE',
+  'UID',
+  'SUMMARY',
+  'STATUS',
+  'DTSTART',
+  'DTEND',
+  'DURATION',
+  'RRULE',
+  'RDATE',
+  'EXDATE',
+  'EXRULE',
+  'RECURRENCE-ID',
+]);
+
 export function importCalendar(text: string): ImportedCalendar {
   let calendar: IcalComponent;
   try {
-    calendar = parseCalendar(text);
+    calendar = parseCalendar(text, READ);
   } catch (error) {
     if (error instanceof IcalSyntaxError) {
       throw new IcalImportError([{ line: error.line, property: error.property, message: error.message }]);
