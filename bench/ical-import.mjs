@@ -34,6 +34,9 @@ const { loadConfig } = await import(dist('config/config.js'));
 const { createApp } = await import(dist('create-app.js'));
 const { createRootLogger } = await import(dist('logging/logger.js'));
 const { importCalendar } = await import(dist('schedules/ical/ical-import.js'));
+const { compileDtoCached } = await import(dist('validation/compile-dto.js'));
+const { ScheduleInput } = await import(dist('schedules/dto/schedule.dto.js'));
+const { SchedulesService } = await import(dist('schedules/schedules.service.js'));
 
 const VTIMEZONES = {
   'Europe/Berlin': [
@@ -243,6 +246,23 @@ const items = first.answer.Result.ScheduleItems;
 const exceptions = items.reduce((sum, item) => sum + (item.Recurrence?.Exceptions?.length ?? 0), 0);
 const times = [];
 for (let i = 0; i < REQUESTS; i++) times.push((await post()).ms);
+// Where the time goes, in process: the DTO validation and SchedulesService.create (engine check + one transaction).
+const input = compileDtoCached(ScheduleInput, { source: 'body' }).validate({
+  ScheduleItems: importCalendar(body).ScheduleItems,
+});
+const validateTimes = [];
+const createTimes = [];
+const schedules = app.get(SchedulesService);
+for (let i = 0; i < 10; i++) {
+  let began = performance.now();
+  compileDtoCached(ScheduleInput, { source: 'body' }).validate({
+    ScheduleItems: importCalendar(body).ScheduleItems,
+  });
+  validateTimes.push(performance.now() - began);
+  began = performance.now();
+  await schedules.create(input.value);
+  createTimes.push(performance.now() - began);
+}
 await app.close();
 await postgres?.drop();
 fs.rmSync(dataDir, { recursive: true, force: true });
@@ -262,6 +282,10 @@ console.log(
     `${items.length} items, ${exceptions} exceptions; database ${database}`,
 );
 console.log(`mapping only (importCalendar): first ${fmt(mapFirst)}, median of 20 ${fmt(median(mapTimes))}`);
+console.log(
+  `in process, median of 10: mapping + DTO validation ${fmt(median(validateTimes))}, ` +
+    `SchedulesService.create (engine check, TypeORM save of ${items.length + 100 + exceptions} rows) ${fmt(median(createTimes))}`,
+);
 console.log(
   `POST /api/v1/Schedule/import: first ${fmt(first.ms)}; then ${REQUESTS} requests median ${fmt(median(times))}, ` +
     `min ${fmt(sorted(times)[0])}, max ${fmt(sorted(times).at(-1))}`,
