@@ -3,7 +3,8 @@
 // expansion and RECURRENCE-ID handling — and the occurrences are compared with the service's listing. Only what
 // ical.js leaves open is decided here, the same way the import documents it: floating times and dates are read in
 // X-WR-TIMEZONE (else UTC), a TZID without a VTIMEZONE is read as the IANA zone of that name (through Intl, not the
-// service's code), and STATUS:CANCELLED overrides remove their occurrence.
+// service's code), STATUS:CANCELLED overrides remove their occurrence, an RDATE equal to an RRULE instance is one
+// occurrence, and EXDATEs are also applied here because ical.js skips some (below).
 import ICAL from 'ical.js';
 
 export interface OracleOccurrence {
@@ -83,9 +84,24 @@ export function expandWithIcalJs(text: string, until: number): OracleOccurrence[
   for (const [uid, master] of masters) {
     const event = new ICAL.Event(master, { exceptions: overrides.get(uid) ?? [] });
     const iterator = event.iterator();
+    // RFC 5545 §3.8.5.2: the recurrence set is a set; ical.js yields an RDATE that equals an RRULE instance twice.
+    const seen = new Set<string>();
+    // ical.js 2.2.1 stops applying a VEVENT's EXDATEs after one that matches no instance (EXDATE 4 Jan, 10 Jan on a
+    // rule hitting 1 and 10 Jan keeps 10 Jan); the removed starts are therefore also checked here, as instants.
+    const excluded = new Set<number>();
+    for (const property of master.getAllProperties('exdate')) {
+      const tzid = property.getParameter('tzid');
+      for (const value of property.getValues() as ICAL.Time[]) {
+        excluded.add(toInstant(value, typeof tzid === 'string' ? tzid : undefined));
+      }
+    }
     for (let next = iterator.next(); next !== undefined && next !== null; next = iterator.next()) {
+      const key = next.toString();
+      if (seen.has(key)) continue;
+      seen.add(key);
       const details = event.getOccurrenceDetails(next);
       const item = details.item;
+      if (excluded.has(toInstant(details.recurrenceId, tzidOf(master, 'dtstart')))) continue;
       if (toInstant(details.recurrenceId, tzidOf(master, 'dtstart')) >= until + 400 * 86_400_000) break;
       if (String(item.component.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED')
         continue;
