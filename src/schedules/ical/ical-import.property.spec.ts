@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { expandWithIcalJs } from '../../../test/support/ical-import-oracle.js';
 import { compileSeries } from '../recurrence/index.js';
-import { importCalendar } from './ical-import.js';
+import { IcalImportError, importCalendar } from './ical-import.js';
 
 // Property: for random calendars (zones written as IANA TZIDs, Windows-named and unnamed VTIMEZONEs, UTC, floating
 // with X-WR-TIMEZONE, all-day; RRULEs with COUNT/UNTIL; EXDATE/RDATE lines and comma lists; moved and cancelled
@@ -248,6 +249,82 @@ describe('imported calendars expand like ical.js expands them (property)', () =>
         expect(iso(actual)).toEqual(iso(expected));
       }),
       { numRuns: 40, seed: 16 },
+    );
+  });
+});
+
+describe('broken calendars are refused, never crash (property)', () => {
+  const fixtures = [
+    'google-weekly-until-allday-overrides.ics',
+    'outlook-exchange-windows-tzs-exdate-list.ics',
+  ].map((name) => readFileSync(new URL(`../../../test/fixtures/ical/${name}`, import.meta.url), 'utf8'));
+  const mutation = fc.record({
+    fixture: fc.integer({ min: 0, max: fixtures.length - 1 }),
+    edits: fc.array(
+      fc.record({
+        at: fc.nat(),
+        kind: fc.constantFrom('delete', 'insert', 'duplicate-line', 'drop-line', 'swap-lines'),
+        text: fc.constantFrom(
+          ':',
+          ';',
+          '"',
+          ',',
+          '\r\n',
+          '\r\n ',
+          'Z',
+          '9',
+          'T',
+          '=',
+          'BEGIN:VEVENT',
+          'END:VEVENT',
+          '\u0000',
+        ),
+      }),
+      { minLength: 1, maxLength: 4 },
+    ),
+  });
+
+  it('answers either items or IcalImportError for mutated real-world files', () => {
+    fc.assert(
+      fc.property(mutation, ({ fixture, edits }) => {
+        let text = fixtures[fixture];
+        for (const edit of edits) {
+          const lines = text.split('\n');
+          const line = edit.at % lines.length;
+          const at = edit.at % (text.length + 1);
+          switch (edit.kind) {
+            case 'delete':
+              text = text.slice(0, at) + text.slice(at + 1);
+              break;
+            case 'insert':
+              text = text.slice(0, at) + edit.text + text.slice(at);
+              break;
+            case 'duplicate-line':
+              lines.splice(line, 0, lines[line]);
+              text = lines.join('\n');
+              break;
+            case 'drop-line':
+              lines.splice(line, 1);
+              text = lines.join('\n');
+              break;
+            case 'swap-lines':
+              [lines[line], lines[(line + 1) % lines.length]] = [
+                lines[(line + 1) % lines.length],
+                lines[line],
+              ];
+              text = lines.join('\n');
+              break;
+          }
+        }
+        try {
+          const { ScheduleItems } = importCalendar(text);
+          expect(ScheduleItems.length).toBeGreaterThan(0);
+        } catch (error) {
+          expect(error).toBeInstanceOf(IcalImportError);
+          for (const problem of (error as IcalImportError).problems) expect(problem.line).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 300, seed: 16 },
     );
   });
 });
