@@ -114,6 +114,13 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
+  it('apple-ical1-floating-utc-date.ics: floating (X-WR-TIMEZONE US/Pacific), UTC, IANA TZID without VTIMEZONE, all-day — once its implicit date has VALUE=DATE', async () => {
+    const text = fixture('apple-ical1-floating-utc-date.ics')
+      .replace('DTSTART:20021028\n', 'DTSTART;VALUE=DATE:20021028\n')
+      .replace('DTEND:20021029\n', 'DTEND;VALUE=DATE:20021029\n');
+    expect(await compareWithIcalJs(text, 1)).toBe(5);
+  });
+
   describe('files the service cannot represent or that are broken: 400 naming the line', () => {
     it.each([
       ['outlook-exchange-windows-tzs-exdate-list.ics', 'line 152', /^line 152: DTSTART: cannot be parsed/],
