@@ -299,6 +299,32 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       expect(error.Message).toMatch(/^line 7: RRULE: .*\(ScheduleItems\[0\]\.Recurrence\.Pattern\)$/);
     });
 
+    it('names the first override over the 1,000 a schedule item may have', async () => {
+      const overrides = Array.from({ length: 1_001 }, (_, day) => [
+        'BEGIN:VEVENT',
+        'UID:x',
+        `RECURRENCE-ID:${new Date(Date.UTC(2026, 0, 5 + day, 9)).toISOString().replace(/[-:]|\.000/g, '')}`,
+        'STATUS:CANCELLED',
+        'END:VEVENT',
+      ]).flat();
+      const response = await importIcal(
+        calendar(
+          'BEGIN:VEVENT',
+          'UID:x',
+          'DTSTART:20260105T090000Z',
+          'RRULE:FREQ=DAILY',
+          'END:VEVENT',
+          ...overrides,
+        ),
+      );
+      expect(response.statusCode).toBe(400);
+      // Lines 4–8 are the master, then five lines per override: the 1,001st begins at 9 + 5,000.
+      expect(response.json().Errors[0]).toMatchObject({ Field: 'line 5009' });
+      expect(response.json().Errors[0].Message).toMatch(
+        /^line 5009: VEVENT: .*\(ScheduleItems\[0\]\.Recurrence\.Exceptions\)$/,
+      );
+    });
+
     it('names the line of an unmatched override in Message', async () => {
       const response = await importIcal(
         calendar(

@@ -20,6 +20,8 @@ import { resolveTzid, zoneFromName } from './ical-zones.js';
 
 /** The ScheduleInput limit (ScheduleItems ≤ 100). */
 export const MAX_IMPORTED_ITEMS = 100;
+/** The DTO's limit on Exceptions, RecurrenceDates and ExceptionDates per item. */
+const MAX_LIST = 1_001;
 /** Enough to fix a file in one go; a file with 10,000 bad lines does not need 10,000 messages. */
 const MAX_PROBLEMS = 100;
 /**
@@ -387,6 +389,10 @@ class CalendarImport {
     const exceptionDates = this.dateList(path, 'ExceptionDates', props.get('EXDATE') ?? [], timing);
     if (exceptionDates.length > 0) recurrence.ExceptionDates = exceptionDates;
     const exceptions: ImportedException[] = [];
+    if (overrides.length > 0) {
+      // The DTO names the list when it is too long: point at the first override over its 1,000.
+      this.note(`${path}.Recurrence.Exceptions`, overrides[Math.min(overrides.length, MAX_LIST) - 1]);
+    }
     for (const override of overrides) {
       const exception = this.attempt(() => this.exceptionOf(path, exceptions.length, override, timing));
       if (exception !== undefined && exception !== null) exceptions.push(exception);
@@ -493,6 +499,7 @@ class CalendarImport {
       if (entries.length === 0) this.note(`${path}.Recurrence.${field}`, property);
       for (const time of this.timesOf(property)) {
         this.note(`${path}.Recurrence.${field}[${entries.length}]`, property);
+        if (entries.length + 1 === MAX_LIST) this.note(`${path}.Recurrence.${field}`, property);
         entries.push(formatIn(this.seriesInstant(time, property, timing), timing.zone));
       }
     }
