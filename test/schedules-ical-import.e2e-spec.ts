@@ -373,9 +373,13 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       expect(response.statusCode).toBe(415);
     });
 
-    it('answers 413 above the route body limit', async () => {
-      const response = await importIcal(calendar(`X-PAD:${'x'.repeat(5 * 1024 * 1024)}`));
-      expect(response.statusCode).toBe(413);
+    it('takes bodies above BODY_LIMIT (1 MiB) up to its own 4 MiB, and answers 413 above', async () => {
+      const event = ['BEGIN:VEVENT', 'UID:x', 'DTSTART:20260105T090000Z', 'END:VEVENT'];
+      const large = await importIcal(calendar(`X-PAD:${'x'.repeat(2 * 1024 * 1024)}`, ...event));
+      expect(large.statusCode).toBe(201);
+      const tooLarge = await importIcal(calendar(`X-PAD:${'x'.repeat(5 * 1024 * 1024)}`, ...event));
+      expect(tooLarge.statusCode).toBe(413);
+      expect(tooLarge.json()).toMatchObject({ Code: 'PayloadTooLarge' });
     });
   });
 });
