@@ -350,6 +350,10 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       const json = await importIcal('{"ScheduleItems":[]}', 'application/json');
       expect(json.statusCode).toBe(415);
       expect(json.json()).toMatchObject({ Succeeded: false, Code: 'UnsupportedMediaType' });
+      expect(json.json().Message).toBe('Content type application/json is not supported; send text/calendar.');
+      // Not even read: a malformed JSON body is the same 415, not a JSON syntax error.
+      expect((await importIcal('{', 'application/json')).statusCode).toBe(415);
+      expect((await importIcal('BEGIN:VCALENDAR', 'text/plain')).statusCode).toBe(415);
       const none = await t.request({
         method: 'POST',
         url: IMPORT,

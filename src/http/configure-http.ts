@@ -89,6 +89,12 @@ export async function configureHttp(
     if (limits?.rawBody === true) {
       route.preParsing = [...hooksOf(route.preParsing), keepRawBody] as typeof route.preParsing;
     }
+    if (limits?.textBodies !== undefined) {
+      route.preParsing = [
+        ...hooksOf(route.preParsing),
+        onlyMediaTypes(limits.textBodies),
+      ] as typeof route.preParsing;
+    }
     const url = route.url;
     const headers = headerSet(url);
     const rule = accessRuleOfRoute(route);
@@ -317,6 +323,34 @@ function keepRawBody(
   });
   payload.on('error', (error) => tee.destroy(error));
   done(null, payload.pipe(tee));
+}
+
+/**
+ * preParsing hook of routes that take a text body type (RouteLimits textBodies): any other content type, JSON
+ * included, or none is 415 before the body is read.
+ */
+function onlyMediaTypes(mediaTypes: readonly string[]) {
+  const accepted = new Set(mediaTypes.map((type) => type.toLowerCase()));
+  const expected = mediaTypes.join(' or ');
+  return (
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    payload: Readable,
+    done: (error: Error | null, payload?: Readable) => void,
+  ): void => {
+    const header = request.headers['content-type'];
+    const essence = (header ?? '').split(';')[0].trim().toLowerCase();
+    if (accepted.has(essence)) {
+      done(null, payload);
+      return;
+    }
+    done(
+      new PlatformError(
+        PlatformErrorCode.UnsupportedMediaType,
+        `Content type ${header ?? '(none)'} is not supported; send ${expected}.`,
+      ),
+    );
+  };
 }
 
 function correlationIdFromBody(body: unknown): string | undefined {
