@@ -313,6 +313,11 @@ describe('importCalendar: refusals name the line', () => {
     ],
     ['no VEVENT', 'line 1: VCALENDAR: the calendar has no VEVENT', []],
     [
+      'an iTIP cancellation',
+      'line 3: METHOD: METHOD:CANCEL is a scheduling message about events (RFC 5546), not a calendar',
+      ['METHOD:CANCEL', ...event('UID:1', 'DTSTART:20260105T090000Z')],
+    ],
+    [
       'an unclosed VEVENT',
       'line 5: END: END:VCALENDAR closes BEGIN:VEVENT of line 3',
       ['BEGIN:VEVENT', 'UID:1'],

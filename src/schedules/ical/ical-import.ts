@@ -122,6 +122,7 @@ const UNREPRESENTABLE: Record<string, string> = {
 /** The properties the import reads (besides everything inside VTIMEZONE); the rest is only checked for shape. */
 const READ = new Set([
   'VERSION',
+  'METHOD',
   'X-WR-TIMEZONE',
   'UID',
   'SUMMARY',
@@ -229,6 +230,16 @@ class CalendarImport {
       if (property.name === 'VERSION' && property.raw.trim() !== '2.0') {
         this.attempt(() =>
           refuse(property, `"${property.raw}" is not 2.0; only iCalendar 2.0 (RFC 5545) can be imported`),
+        );
+      }
+      const method = property.name === 'METHOD' ? property.raw.trim().toUpperCase() : undefined;
+      // iTIP (RFC 5546): PUBLISH and REQUEST carry events; CANCEL, REPLY, COUNTER, … are messages about them.
+      if (method !== undefined && !['PUBLISH', 'REQUEST', 'ADD'].includes(method)) {
+        this.attempt(() =>
+          refuse(
+            property,
+            `METHOD:${method} is a scheduling message about events (RFC 5546), not a calendar of events to import`,
+          ),
         );
       }
     }
