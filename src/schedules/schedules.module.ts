@@ -4,7 +4,9 @@ import { registerEntities } from '../database/entity-registry.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
+import { ScheduleReader } from './schedule-reader.js';
 import { SchedulesController } from './schedules.controller.js';
+import { SchedulesIcalController } from './schedules-ical.controller.js';
 import { SchedulesService } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
 
@@ -12,7 +14,7 @@ import { SeriesCache } from './series-cache.js';
   imports: [
     TypeOrmModule.forFeature(registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException])),
   ],
-  controllers: [OccurrencesController, SchedulesController],
-  providers: [SchedulesService, OccurrencesService, SeriesCache],
+  controllers: [OccurrencesController, SchedulesController, SchedulesIcalController],
+  providers: [SchedulesService, OccurrencesService, SeriesCache, ScheduleReader],
 })
 export class SchedulesModule {}

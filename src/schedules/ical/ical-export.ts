@@ -404,6 +404,9 @@ class CalendarBuilder {
     }
     const shift = (instant: number) => addDuration(rules, instant, offset);
     const rdates = (recurrence?.RecurrenceDates ?? []).map((t) => shift(momentOfText(t, rules) ?? 0));
+    // Without an RRULE, DTSTART is still the first instance (§3.8.5.2), but ical.js expands only the RDATEs then;
+    // repeating it as an RDATE changes nothing per §3.8.5.3 (duplicates count once) and keeps ical.js right.
+    if (rrule === undefined && rdates.length > 0) rdates.push(dtInstant);
     const exdates = (recurrence?.ExceptionDates ?? []).map((t) => shift(momentOfText(t, rules) ?? 0));
     const endOf = (instant: number) => addDuration(rules, instant, duration);
 
