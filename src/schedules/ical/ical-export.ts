@@ -9,8 +9,20 @@ import {
   MS_PER_MINUTE,
   MS_PER_SECOND,
   WEEKDAY_CODES,
+  civilFromDays,
   mod,
+  packedDay,
+  packedMonth,
 } from '../recurrence/calendar.js';
+import {
+  DAILY,
+  type ExpansionRule,
+  SUB_DAILY_UNIT,
+  buildExpansionRule,
+  dayInRule,
+  dayMatches,
+} from '../recurrence/expansion-rule.js';
+import { acquireCursor, releaseCursor } from '../recurrence/rule-cursor.js';
 import { compileSeries } from '../recurrence/series-compiler.js';
 import type { ScheduleItemInput } from '../recurrence/series-compiler.js';
 import { type ParsedDateTime, parseDateTime } from '../recurrence/iso-date-time.js';
@@ -251,7 +263,10 @@ function shiftRule(rule: RuleSpec, dtWall: number, offset: IsoDuration): Shifted
         carries.add(t >= MS_PER_DAY ? 1 : 0);
         moved.add(t % MS_PER_DAY);
       }
-  if (carries.size !== 1) return undefined;
+  // DTSTART moves with the same carry, or the parts the rule takes from it (its weekday, day of month) would move
+  // differently from the occurrences (possible when DTSTART is not one of the rule's times).
+  const dtCarry = dtTime + timeShift >= MS_PER_DAY ? 1 : 0;
+  if (carries.size !== 1 || !carries.has(dtCarry)) return undefined;
   const newHours = new Set([...moved].map((t) => Math.floor(t / MS_PER_HOUR)));
   const newMinutes = new Set([...moved].map((t) => Math.floor((t % MS_PER_HOUR) / MS_PER_MINUTE)));
   const newSeconds = new Set([...moved].map((t) => Math.floor((t % MS_PER_MINUTE) / MS_PER_SECOND)));
@@ -259,11 +274,15 @@ function shiftRule(rule: RuleSpec, dtWall: number, offset: IsoDuration): Shifted
   if (newHours.size * newMinutes.size * newSeconds.size !== moved.size) return undefined;
   const dayShift = Math.floor(shift / MS_PER_DAY) + [...carries][0];
   const sorted = (set: Set<number>) => [...set].sort((a, b) => a - b);
+  // A part the rule left to DTSTART stays implicit only if the moved DTSTART still supplies the right value.
+  const newDtTime = (dtTime + timeShift) % MS_PER_DAY;
+  const explicit = (given: unknown, set: Set<number>, fromDt: number) =>
+    given !== undefined || set.size > 1 || !set.has(fromDt) ? sorted(set) : undefined;
   let parts: RRuleParts = {
     ...p,
-    byHour: p.byHour || newHours.size > 1 ? sorted(newHours) : undefined,
-    byMinute: p.byMinute || newMinutes.size > 1 ? sorted(newMinutes) : undefined,
-    bySecond: p.bySecond || newSeconds.size > 1 ? sorted(newSeconds) : undefined,
+    byHour: explicit(p.byHour, newHours, Math.floor(newDtTime / MS_PER_HOUR)),
+    byMinute: explicit(p.byMinute, newMinutes, Math.floor((newDtTime % MS_PER_HOUR) / MS_PER_MINUTE)),
+    bySecond: explicit(p.bySecond, newSeconds, Math.floor((newDtTime % MS_PER_MINUTE) / MS_PER_SECOND)),
   };
   if (dayShift !== 0) {
     // Moving whole days keeps the set only where days are picked by weekday alone, every period alike.
@@ -294,8 +313,9 @@ function formatRule(rule: RuleSpec, parts: RRuleParts, until: number | undefined
   if (rule.count !== undefined) out.push(`COUNT=${rule.count}`);
   // §3.3.10: UNTIL in UTC when DTSTART has a TZID (and when it is in UTC).
   if (until !== undefined) out.push(`UNTIL=${formatWall(floorSecond(until))}Z`);
+  // Lists are sets (§3.3.10); written sorted, because ical.js misexpands some unsorted ones (BYMINUTE=40,0).
   const list = (name: string, values: readonly number[] | undefined) => {
-    if (values !== undefined) out.push(`${name}=${values.join(',')}`);
+    if (values !== undefined) out.push(`${name}=${[...values].sort((a, b) => a - b).join(',')}`);
   };
   list('BYSECOND', parts.bySecond);
   list('BYMINUTE', parts.byMinute);
@@ -310,6 +330,63 @@ function formatRule(rule: RuleSpec, parts: RRuleParts, until: number | undefined
   list('BYSETPOS', parts.bySetPos);
   if (parts.wkst !== undefined) out.push(`WKST=${WEEKDAY_CODES[parts.wkst]}`);
   return out.join(';');
+}
+
+/**
+ * Whether the rule itself generates DTSTART. The engine (like RFC 5545 §3.8.5.3, "DTSTART always counts as the
+ * first occurrence") lists DTSTART either way, but ical.js and other readers drop a DTSTART the rule does not
+ * match. Undefined where this is not worked out (BYSETPOS): such a DTSTART is written as usual.
+ */
+function ruleGeneratesDtstart(rule: ExpansionRule): boolean | undefined {
+  if (rule.bySetPos !== undefined) return undefined;
+  const day = Math.floor(rule.dtWall / MS_PER_DAY);
+  const msOfDay = rule.dtWall - day * MS_PER_DAY;
+  if (rule.freq >= DAILY) return dayInRule(rule, day) && rule.times.includes(msOfDay);
+  const unit = SUB_DAILY_UNIT[rule.freq];
+  const allowed = (table: readonly boolean[] | undefined, value: number) =>
+    table === undefined || table[value];
+  return (
+    dayMatches(rule, day, 0) &&
+    allowed(rule.hourLimit, Math.floor(msOfDay / MS_PER_HOUR)) &&
+    allowed(rule.minuteLimit, Math.floor((msOfDay % MS_PER_HOUR) / MS_PER_MINUTE)) &&
+    allowed(rule.secondLimit, Math.floor((msOfDay % MS_PER_MINUTE) / MS_PER_SECOND)) &&
+    rule.times.includes(mod(rule.dtWall, unit))
+  );
+}
+
+/**
+ * A YEARLY rule without day parts takes month and day from DTSTART (§3.3.10); they are written out, which
+ * changes nothing, because ical.js moves a 29 February DTSTART to 1 March in other years instead of skipping them.
+ */
+function withYearlyDay(freq: Frequency, parts: RRuleParts, dtWall: number): RRuleParts {
+  if (
+    freq !== 'YEARLY' ||
+    parts.byMonthDay !== undefined ||
+    parts.byYearDay !== undefined ||
+    parts.byWeekNo !== undefined ||
+    parts.byDay !== undefined
+  ) {
+    return parts;
+  }
+  const civil = civilFromDays(Math.floor(dtWall / MS_PER_DAY));
+  return { ...parts, byMonth: parts.byMonth ?? [packedMonth(civil)], byMonthDay: [packedDay(civil)] };
+}
+
+/** The COUNT-th instant of a rule, DTSTART counted first (as the engine counts). */
+function countedEnd(rule: ExpansionRule, count: number): number {
+  const cursor = acquireCursor();
+  try {
+    cursor.start(rule, -Infinity, Infinity);
+    let last = rule.dtInstant;
+    for (let i = 0; i < count; i++) {
+      const next = cursor.next();
+      if (next === Infinity) break;
+      last = next;
+    }
+    return last;
+  } finally {
+    releaseCursor(cursor);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -353,6 +430,9 @@ class CalendarBuilder {
     let offset = ZERO_DURATION;
     let rrule: string | undefined;
     let until: number | undefined;
+    let unsynchronized = false;
+    /** Whether the rule (or, without one, DTSTART) generates this instant before Offset; COUNT applied. */
+    let generates = (instant: number): boolean => instant === start;
     if (hasRule) {
       const parts = patternText === undefined ? {} : parseRRule(patternText, 'Recurrence.Pattern');
       const freq = parts.freq ?? FREQ_ORDER.find((f) => f === typeText);
@@ -394,8 +474,48 @@ class CalendarBuilder {
             'date, or splits its times of day (see docs/schedules.md, iCalendar export)',
         );
       }
-      until = rule.until === undefined ? undefined : addDuration(rules, rule.until, offset);
-      rrule = formatRule(rule, shifted.parts, until);
+      const expansion = buildExpansionRule(
+        {
+          freq,
+          interval,
+          count: rule.count ?? 0,
+          untilInstant: rule.until ?? Infinity,
+          wkst: parts.wkst ?? 0,
+          bySecond: parts.bySecond,
+          byMinute: parts.byMinute,
+          byHour: parts.byHour,
+          byDay: parts.byDay,
+          byMonthDay: parts.byMonthDay,
+          byYearDay: parts.byYearDay,
+          byWeekNo: parts.byWeekNo,
+          byMonth: parts.byMonth,
+          bySetPos: parts.bySetPos,
+        },
+        rules,
+        dtWall,
+        dtInstant,
+      );
+      let written = rule;
+      let countEnd: number | undefined;
+      const lastCounted = (count: number) => (countEnd ??= countedEnd(expansion, count));
+      generates = (instant) => {
+        if (rule.count !== undefined && instant > lastCounted(rule.count)) return false;
+        const cursor = acquireCursor();
+        try {
+          cursor.start(expansion, instant, instant);
+          return cursor.next() === instant;
+        } finally {
+          releaseCursor(cursor);
+        }
+      };
+      unsynchronized = ruleGeneratesDtstart(expansion) === false;
+      if (unsynchronized && rule.count !== undefined) {
+        // DTSTART is written as an RDATE too; readers that do not count it would count one more instance, so
+        // COUNT becomes UNTIL at the COUNT-th instance, which every reader reads alike.
+        written = { ...rule, count: undefined, until: lastCounted(rule.count) };
+      }
+      until = written.until === undefined ? undefined : addDuration(rules, written.until, offset);
+      rrule = formatRule(written, withYearlyDay(freq, shifted.parts, shifted.dtWall), until);
       dtInstant = addDuration(rules, dtInstant, offset);
       dtWall = zone.tzid === undefined ? dtInstant : shifted.dtWall;
     } else {
@@ -403,11 +523,21 @@ class CalendarBuilder {
       dtWall = rules.wallOf(start);
     }
     const shift = (instant: number) => addDuration(rules, instant, offset);
-    const rdates = (recurrence?.RecurrenceDates ?? []).map((t) => shift(momentOfText(t, rules) ?? 0));
+    const rawRdates = (recurrence?.RecurrenceDates ?? []).map((t) => momentOfText(t, rules) ?? 0);
+    // RDATEs the rule generates anyway are left out: the set is the same (§3.8.5.3), and ical.js lists such an
+    // instance twice.
+    const rdates = rawRdates.filter((instant) => !generates(instant)).map(shift);
     // Without an RRULE, DTSTART is still the first instance (§3.8.5.2), but ical.js expands only the RDATEs then;
-    // repeating it as an RDATE changes nothing per §3.8.5.3 (duplicates count once) and keeps ical.js right.
-    if (rrule === undefined && rdates.length > 0) rdates.push(dtInstant);
-    const exdates = (recurrence?.ExceptionDates ?? []).map((t) => shift(momentOfText(t, rules) ?? 0));
+    // and a DTSTART the rule does not match is dropped by ical.js and others. Repeating it as an RDATE changes
+    // nothing per §3.8.5.3 (duplicates count once) and keeps those readers right.
+    if ((rrule === undefined && rdates.length > 0) || unsynchronized) rdates.push(dtInstant);
+    // EXDATEs that remove nothing are left out, as the engine ignores them: ical.js, meeting one, skips the
+    // EXDATE after it too when that one names the very next occurrence.
+    const rdateSet = new Set(rawRdates);
+    const exdates = (recurrence?.ExceptionDates ?? [])
+      .map((t) => momentOfText(t, rules) ?? 0)
+      .filter((instant) => rdateSet.has(instant) || generates(instant))
+      .map(shift);
     const endOf = (instant: number) => addDuration(rules, instant, duration);
 
     const unmatched = new Set(series.unmatchedExceptions);
