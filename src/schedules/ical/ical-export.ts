@@ -499,14 +499,15 @@ class CalendarBuilder {
       let countEnd: number | undefined;
       const lastCounted = (count: number) => (countEnd ??= countedEnd(expansion, count));
       generates = (instant) => {
-        if (rule.count !== undefined && instant > lastCounted(rule.count)) return false;
         const cursor = acquireCursor();
         try {
           cursor.start(expansion, instant, instant);
-          return cursor.next() === instant;
+          if (cursor.next() !== instant) return false;
         } finally {
           releaseCursor(cursor);
         }
+        // Counting walks the rule from DTSTART, so it comes last.
+        return rule.count === undefined || instant <= lastCounted(rule.count);
       };
       unsynchronized = ruleGeneratesDtstart(expansion) === false;
       if (unsynchronized && rule.count !== undefined) {
