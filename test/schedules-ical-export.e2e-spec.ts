@@ -371,6 +371,37 @@ describe('iCalendar export', () => {
       expect(compared).toBeGreaterThan(2);
     });
 
+    it('a one-off whose only occurrence is cancelled exports an empty set', async () => {
+      const { id, itemIds } = await create({
+        Start: '2026-05-04T10:00:00',
+        End: '2026-05-04T11:00:00',
+        StartTimeZone: 'Europe/Berlin',
+        Recurrence: { Exceptions: [{ OriginalTime: '2026-05-04T10:00:00', IsDeleted: true }] },
+      });
+      expect(await expectSameOccurrences([id], itemIds, '2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z')).toBe(
+        0,
+      );
+    });
+
+    it('a finite series whose rule cannot carry its Offset is listed occurrence by occurrence', async () => {
+      const { id, itemIds } = await create({
+        Start: '2026-01-01T09:00:00',
+        End: '2026-01-01T09:30:00',
+        StartTimeZone: 'America/New_York',
+        Recurrence: {
+          Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1',
+          Offset: '-P1D',
+          EndCount: 24,
+          Exceptions: [{ OriginalTime: '2026-04-30T09:00:00', NewStart: '2026-04-29T15:00:00' }],
+        },
+      });
+      const body = (await get(`/api/v1/Schedule/${id}/ical`)).body;
+      expect(body).not.toContain('RRULE:FREQ=MONTHLY');
+      expect(await expectSameOccurrences([id], itemIds, '2025-01-01T00:00:00Z', '2029-01-01T00:00:00Z')).toBe(
+        24,
+      );
+    });
+
     it('writes what ical.js reads differently from RFC 5545 the RFC way (nonexistent 02:30 on the March change)', async () => {
       const { id } = await create({
         Start: '2026-03-28T02:30:00',

@@ -189,7 +189,17 @@ describe('exportCalendar', () => {
     expect(all).toContain('RRULE:FREQ=WEEKLY;UNTIL=20260301T125959Z;BYDAY=SU,TU;WKST=SU');
   });
 
-  it('refuses an Offset it cannot write exactly, naming the field', () => {
+  it('lists a finite series occurrence by occurrence when its rule cannot carry the Offset', () => {
+    const all = lines(
+      exportOne(item({ Recurrence: { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1', Offset: '-P1D', EndCount: 3 } })),
+    );
+    // DTSTART (5 January), 1 February and 1 March 2026 at 09:00, each a day earlier.
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260104T090000');
+    expect(all).toContain('RDATE;TZID=Europe/Berlin:20260104T090000,20260131T090000,20260228T090000');
+    expect(all.some((l) => l.startsWith('RRULE:FREQ=MONTHLY'))).toBe(false);
+  });
+
+  it('refuses an Offset it cannot write exactly on an unbounded series, naming the field', () => {
     expect(() =>
       exportOne(item({ Recurrence: { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1', Offset: '-P1D' } })),
     ).toThrow(IcalExportError);

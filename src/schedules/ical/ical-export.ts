@@ -39,6 +39,15 @@ import { formatWall, vtimezoneLines } from './vtimezone.js';
 
 export const PRODID = '-//platform-api//Schedules iCalendar export 1.0//EN';
 
+/**
+ * With its only occurrence deleted, an event is DTSTART excluded by EXDATE; ical.js applies EXDATE only to events
+ * with a rule, so this one-instance rule (DTSTART itself) goes with it. The set stays empty per §3.8.5.3.
+ */
+const EMPTY_SET_RULE = 'RRULE:FREQ=DAILY;COUNT=1';
+
+/** The most occurrences a finite series is listed with when its rule cannot carry the Offset. */
+export const MAX_LISTED = 10_000;
+
 /** A schedule item as the API shows it (ScheduleItemDto); only the engine's fields, its Id and Name are read. */
 export interface ExportItem extends ScheduleItemInput {
   readonly Id: string;
@@ -465,13 +474,25 @@ class CalendarBuilder {
       duration = durationOf(recurrence.Duration) ?? itemDuration;
       offset = durationOf(recurrence.Offset) ?? ZERO_DURATION;
       const shifted = shiftRule(rule, zone.tzid === undefined ? dtInstant : dtWall, offset);
+      if (!shifted && (rule.count !== undefined || rule.until !== undefined)) {
+        // A finite series is written as its occurrences instead: exact, only longer.
+        const listed = this.addListed(
+          scheduleId,
+          item,
+          series,
+          zone,
+          durationOf(recurrence.Duration) ?? itemDuration,
+        );
+        if (listed) return;
+      }
       if (!shifted) {
         throw new IcalExportError(
           scheduleId,
           `${at}.Recurrence.Offset`,
           `${at}.Recurrence.Offset ${String(recurrence.Offset)} cannot be written in iCalendar for the rule ` +
             `${formatRule(rule, rule.parts, rule.until)}: it moves occurrences across days the rule picks by ` +
-            'date, or splits its times of day (see docs/schedules.md, iCalendar export)',
+            'date, or splits its times of day, and the series is unbounded or longer than ' +
+            `${MAX_LISTED} occurrences (see docs/schedules.md, iCalendar export)`,
         );
       }
       const expansion = buildExpansionRule(
@@ -594,7 +615,11 @@ class CalendarBuilder {
         : zone.wallProperty('DTSTART', dtWall),
       ...this.endLines(zone, dtInstant, duration),
       ...summary,
-      ...(rrule === undefined ? [] : [`RRULE:${rrule}`]),
+      ...(rrule !== undefined
+        ? [`RRULE:${rrule}`]
+        : rdates.length === 0 && exdates.length > 0
+          ? [EMPTY_SET_RULE]
+          : []),
       ...zone.listProperties('RDATE', rdates),
       ...zone.listProperties('EXDATE', exdates),
       `X-PLATFORM-SCHEDULE-ID:${scheduleId}`,
@@ -604,6 +629,58 @@ class CalendarBuilder {
   }
 
   /** DTEND for an exact duration (the same exact length for every occurrence, §3.8.5.3), DURATION for days. */
+  /**
+   * A finite series as DTSTART + RDATEs of its occurrence starts (deleted ones left out, moved ones as
+   * RECURRENCE-ID overrides), for an Offset the rule cannot absorb. False when it has more than MAX_LISTED.
+   */
+  private addListed(
+    scheduleId: string,
+    item: ExportItem,
+    series: ReturnType<typeof compileSeries>,
+    zone: ItemZone,
+    duration: IsoDuration,
+  ): boolean {
+    const occurrences = series.occurrencesIn(-8.64e15, 8.64e15, MAX_LISTED + 1);
+    if (occurrences.length > MAX_LISTED) return false;
+    const starts = occurrences.map((o) => o.originalStart).sort((a, b) => a - b);
+    // Every occurrence deleted: DTSTART is written and excluded, an empty set (§3.8.5.1).
+    const first = starts[0] ?? series.first;
+    const use = this.zoneUse(zone, first);
+    const name = text(item.Name);
+    const summary = name === undefined ? [] : [`SUMMARY:${escapeText(name)}`];
+    const overrides: string[] = [];
+    for (const o of occurrences) {
+      this.widen(use, Math.min(o.start, o.originalStart), Math.max(o.end, o.originalStart));
+      if (!o.isMoved) continue;
+      overrides.push(
+        'BEGIN:VEVENT',
+        `UID:${item.Id}`,
+        `DTSTAMP:${this.dtstamp}`,
+        zone.property('RECURRENCE-ID', o.originalStart),
+        zone.property('DTSTART', o.start),
+        ...(o.end > o.start ? [zone.property('DTEND', o.end)] : []),
+        ...summary,
+        `X-PLATFORM-SCHEDULE-ID:${scheduleId}`,
+        'END:VEVENT',
+      );
+    }
+    this.events.push(
+      'BEGIN:VEVENT',
+      `UID:${item.Id}`,
+      `DTSTAMP:${this.dtstamp}`,
+      zone.property('DTSTART', first),
+      ...this.endLines(zone, first, duration),
+      ...summary,
+      // DTSTART repeated as an RDATE, as for any event without RRULE (ical.js expands only the RDATEs then).
+      ...zone.listProperties('RDATE', starts.length > 1 ? starts : []),
+      ...(starts.length === 0 ? [EMPTY_SET_RULE, ...zone.listProperties('EXDATE', [first])] : []),
+      `X-PLATFORM-SCHEDULE-ID:${scheduleId}`,
+      'END:VEVENT',
+      ...overrides,
+    );
+    return true;
+  }
+
   private endLines(zone: ItemZone, dtInstant: number, duration: IsoDuration): string[] {
     if (duration.days === 0 && duration.exactMs <= 0) return [];
     if (duration.days !== 0) return [`DURATION:${formatDuration(duration)}`];
