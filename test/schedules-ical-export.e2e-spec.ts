@@ -523,6 +523,12 @@ describe('iCalendar export', () => {
       expect(response.json().Errors[0].Field).toBe('ScheduleItems[0].Recurrence.Offset');
     });
 
+    it('both routes take the direct-route fast path (none goes through Nest’s pipeline)', () => {
+      const started = t.logs.find((line) => String(line.message).includes('routes are called directly'));
+      expect(started?.viaNest).toEqual(expect.any(Array));
+      expect((started?.viaNest as string[]).filter((route) => route.includes('ical'))).toEqual([]);
+    });
+
     it('needs the schedules scope', async () => {
       const response = await t.request({ method: 'GET', url: `/api/v1/Schedule/${UNKNOWN_ID}/ical` });
       expect(response.statusCode).toBe(401);
