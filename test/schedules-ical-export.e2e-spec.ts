@@ -476,6 +476,48 @@ describe('iCalendar export', () => {
     });
   });
 
+  describe('the two routes', () => {
+    it('write the same calendar for a schedule (the group route reads it with its own queries)', async () => {
+      const { id } = await create(
+        {
+          Name: 'first',
+          Start: '2026-01-05T09:00:00',
+          End: '2026-01-05T09:15:00',
+          StartTimeZone: 'Europe/Berlin',
+          Recurrence: {
+            Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE',
+            EndCount: 30,
+            Duration: 'PT20M',
+            RecurrenceDates: ['2026-01-10T09:00:00'],
+            ExceptionDates: ['2026-01-07T09:00:00'],
+            Exceptions: [
+              { OriginalTime: '2026-01-12T08:00:00Z', IsDeleted: true },
+              {
+                OriginalTime: '2026-01-14T09:00:00',
+                NewStart: '2026-01-14T11:00:00',
+                NewEnd: '2026-01-14T12:00:00',
+              },
+              { OriginalTime: '2026-01-19T08:00:00Z', NewStartTime: '2026-01-19T10:00:00Z' },
+            ],
+          },
+        },
+        { Name: 'second', Start: '2026-02-01T12:00:00Z', Recurrence: null },
+        {
+          Name: 'third',
+          Start: '2026-03-01T08:00:00',
+          StartTimeZone: 'Eastern Standard Time',
+          Recurrence: { RecurrenceType: 'Daily', Interval: '3', EndTime: '2026-06-01', Offset: '-PT30M' },
+        },
+      );
+      const dtstampless = (body: string) => body.replace(/DTSTAMP:\d{8}T\d{6}Z/g, 'DTSTAMP');
+      const one = await get(`/api/v1/Schedule/${id}/ical`);
+      const many = await get(`/api/v1/Schedule/ical?ids=${id.toUpperCase()}`);
+      expect(many.statusCode).toBe(200);
+      expect(dtstampless(many.body)).toEqual(dtstampless(one.body));
+      expect(one.body.match(/BEGIN:VEVENT/g)).toHaveLength(5);
+    });
+  });
+
   describe('errors', () => {
     it('answers 404 ScheduleNotFound for an unknown id, as Schedule_Get does', async () => {
       const response = await get(`/api/v1/Schedule/${UNKNOWN_ID}/ical`);
