@@ -353,6 +353,15 @@ describe('iCalendar export', () => {
         },
       ],
       [
+        'an Offset of PT14H from 14:00 whose span holds the changes (finite, so listed occurrence by occurrence)',
+        {
+          Start: '2025-03-01T14:00:00',
+          End: '2025-03-01T14:30:00',
+          StartTimeZone: 'Europe/Berlin',
+          Recurrence: { Pattern: 'FREQ=WEEKLY;BYDAY=SA', Offset: 'PT14H', EndCount: 60 },
+        },
+      ],
+      [
         'an item without a zone (UTC) and without recurrence but with RecurrenceDates',
         {
           Start: '2025-05-01T08:00:00Z',

@@ -117,13 +117,15 @@ function toItem(g: Generated): ExportItem | undefined {
     const times = subDaily
       ? Array.from({ length: 24 }, (_, h) => h * HOUR + g.minute * 60_000)
       : hours.flatMap((h) => minutes.map((m) => h * HOUR + m * 60_000));
-    // The exact part of an Offset is added as an instant by the engine, but moves wall times in the export, so
-    // the two agree only where its span holds no DST change (docs/schedules.md); Durations likewise in ical.js.
+    // The exact part of an Offset is added as an instant by the engine, but moves wall times in a rule, so an
+    // unbounded series agrees only where its span holds no DST change (a finite one is listed where it would
+    // not; docs/schedules.md). ical.js adds Durations in wall time, so they stay clear of changes too.
     const [days, exact] = offsetParts(g.offset);
     const bad = times.some(
       (t) =>
         nearChange(t) ||
-        spanNearChange(t + days * DAY, exact) ||
+        (g.end === 'none' && spanNearChange(t + days * DAY, exact)) ||
+        nearChange((((t + days * DAY + exact) % DAY) + DAY) % DAY) ||
         spanNearChange(t + days * DAY + exact, g.durationMinutes * 60_000),
     );
     if (bad) return undefined;

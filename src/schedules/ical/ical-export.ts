@@ -381,6 +381,28 @@ function withYearlyDay(freq: Frequency, parts: RRuleParts, dtWall: number): RRul
   return { ...parts, byMonth: parts.byMonth ?? [packedMonth(civil)], byMonthDay: [packedDay(civil)] };
 }
 
+/**
+ * Whether the written rule (DTSTART wall time + RRULE, no Offset) generates the same starts as the item's own
+ * rule with its Offset, RDATE/EXDATE and exceptions aside: the engine reads both. For finite series only.
+ */
+function sameRegularStarts(item: ExportItem, tzid: string, dtWall: number, rrule: string): boolean {
+  const recurrence = item.Recurrence ?? {};
+  const plain = { Exceptions: null, RecurrenceDates: null, ExceptionDates: null };
+  const original = compileSeries({ ...item, Recurrence: { ...recurrence, ...plain } });
+  const written = compileSeries({
+    StartTimeZone: tzid,
+    Recurrence: { StartTime: formatWallIso(dtWall), Pattern: rrule },
+  });
+  const a = original.occurrencesIn(-8.64e15, 8.64e15, MAX_LISTED + 1);
+  const b = written.occurrencesIn(-8.64e15, 8.64e15, MAX_LISTED + 1);
+  return a.length === b.length && a.every((o, i) => floorSecond(o.start) === b[i].start);
+}
+
+/** A wall time as ISO text without offset (`2026-01-05T09:00:00`), read in the item's zone. */
+function formatWallIso(wallMs: number): string {
+  return new Date(floorSecond(wallMs)).toISOString().slice(0, 19);
+}
+
 /** The COUNT-th instant of a rule, DTSTART counted first (as the engine counts). */
 function countedEnd(rule: ExpansionRule, count: number): number {
   const cursor = acquireCursor();
@@ -538,6 +560,17 @@ class CalendarBuilder {
       }
       until = written.until === undefined ? undefined : addDuration(rules, written.until, offset);
       rrule = formatRule(written, withYearlyDay(freq, shifted.parts, shifted.dtWall), until);
+      if (
+        offset.exactMs !== 0 &&
+        zone.tzid !== undefined &&
+        (rule.count !== undefined || rule.until !== undefined) &&
+        !sameRegularStarts(item, zone.tzid, shifted.dtWall, rrule)
+      ) {
+        // The Offset's hours span a DST change for some occurrence, where a wall-time shift is an hour off: a
+        // finite series is listed instead.
+        const duration = durationOf(recurrence.Duration) ?? itemDuration;
+        if (this.addListed(scheduleId, item, series, zone, duration)) return;
+      }
       dtInstant = addDuration(rules, dtInstant, offset);
       dtWall = zone.tzid === undefined ? dtInstant : shifted.dtWall;
     } else {
