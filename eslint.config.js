@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 
 const PURE_FOLDERS = [
   'src/schedules/recurrence/**/*.ts',
+  'src/schedules/ical/**/*.ts',
   'src/scim/filter/**/*.ts',
   'src/scim/patch/**/*.ts',
   'src/scim/schema/**/*.ts',

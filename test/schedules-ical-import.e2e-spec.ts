@@ -345,6 +345,15 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
+  it('takes the direct-route fast path (not Nest’s pipeline)', () => {
+    const started = t.logs.find((line) => String(line.message).includes('routes are called directly'));
+    expect(started?.viaNest).toEqual(expect.any(Array));
+    expect((started?.viaNest as string[]).filter((route) => route.toLowerCase().includes('import'))).toEqual(
+      [],
+    );
+    expect(Number(started?.direct)).toBeGreaterThan(0);
+  });
+
   describe('content type and body', () => {
     it('answers 415 for JSON and for no content type, 400 for an empty calendar body', async () => {
       const json = await importIcal('{"ScheduleItems":[]}', 'application/json');

@@ -22,6 +22,8 @@ const DECISIONS: Record<string, Scope | 'public-by-default' | 'signed'> = {
   Schedule_Replace: 'schedules',
   Schedule_Delete: 'schedules',
   Schedule_ImportIcal: 'schedules',
+  Schedule_ExportIcal: 'schedules',
+  Schedule_ExportIcalMany: 'schedules',
   Migration_GetMigrationRuns: 'migrations',
   Migration_Details: 'migrations',
   Mail_EnsureSmtpConfiguration: 'mail',

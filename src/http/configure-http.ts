@@ -25,6 +25,9 @@ import { apiSecurityHeaders, docsSecurityHeaders, isDocsRoute } from './security
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_ID = /^[\w.:@/+=-]{1,128}$/;
 
+/** Request line plus headers: room for 1,000 comma-separated GUIDs in a query string and ordinary headers. */
+export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
+
 export function fastifyOptions(config: AppConfig) {
   return {
     bodyLimit: config.bodyLimit,
@@ -32,6 +35,9 @@ export function fastifyOptions(config: AppConfig) {
     // REQUEST_TIMEOUT_MS (Node checks it only every 30 s); 0 = none, as REQUEST_TIMEOUT_MS=0 says.
     requestTimeout: config.requestTimeoutMs > 0 ? config.requestTimeoutMs + 1_000 : 0,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // GET lists of up to 1,000 GUIDs (`?ids=` of the iCalendar export, `?ScheduleIds=` of the occurrence listing)
+    // make a ~37 KB request line; Node's default limit on the request head is 16 KiB (431 beyond it).
+    http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     trustProxy: config.trustProxy,
     genReqId: (request: { headers: IncomingHttpHeaders }): string => {
       const header = request.headers[CORRELATION_HEADER];

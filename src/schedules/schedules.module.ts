@@ -4,7 +4,9 @@ import { registerEntities } from '../database/entity-registry.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
+import { ScheduleReader } from './schedule-reader.js';
 import { SchedulesController } from './schedules.controller.js';
+import { SchedulesIcalController } from './schedules-ical.controller.js';
 import { SchedulesImportController } from './schedules-import.controller.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 import { SchedulesService } from './schedules.service.js';
@@ -14,7 +16,12 @@ import { SeriesCache } from './series-cache.js';
   imports: [
     TypeOrmModule.forFeature(registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException])),
   ],
-  controllers: [OccurrencesController, SchedulesController, SchedulesImportController],
-  providers: [SchedulesService, OccurrencesService, SeriesCache, SchedulesImportService],
+  controllers: [
+    OccurrencesController,
+    SchedulesController,
+    SchedulesIcalController,
+    SchedulesImportController,
+  ],
+  providers: [SchedulesService, OccurrencesService, SeriesCache, ScheduleReader, SchedulesImportService],
 })
 export class SchedulesModule {}

@@ -1,0 +1,217 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import ICAL from 'ical.js';
+import {
+  escapeText,
+  exportCalendar,
+  foldLine,
+  IcalExportError,
+  joinLines,
+  type ExportItem,
+} from './ical-export.js';
+
+const NOW = Date.UTC(2026, 10, 25, 10, 0, 0);
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const octets = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** Undoes folding as RFC 5545 §3.1 says: remove every CRLF followed by one space or tab. */
+const unfold = (s: string) => s.replace(/\r\n[ \t]/g, '');
+
+describe('foldLine', () => {
+  it('leaves a 75-octet line alone and folds a 76-octet one', () => {
+    expect(foldLine('x'.repeat(75))).toBe('x'.repeat(75));
+    expect(foldLine('x'.repeat(76))).toBe(`${'x'.repeat(75)}\r\n x`);
+  });
+
+  it('counts octets, not characters: a line of 40 "ä" (80 octets) folds before the 38th', () => {
+    const folded = foldLine('ä'.repeat(40)).split('\r\n');
+    expect(folded.map(octets)).toEqual([74, 7]);
+    expect(folded[1]).toBe(' ' + 'ä'.repeat(3));
+  });
+
+  it('never splits a 4-octet character', () => {
+    const line = `SUMMARY:${'a'.repeat(65)}${'😀'.repeat(5)}`;
+    const folded = foldLine(line).split('\r\n');
+    expect(folded[0]).toBe(`SUMMARY:${'a'.repeat(65)}`);
+    expect(folded[1]).toBe(` ${'😀'.repeat(5)}`);
+  });
+
+  it('property: every physical line ≤ 75 octets, valid UTF-8, and unfolding gives the line back', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (raw) => {
+        const line = raw.replace(/[\r\n]/g, '');
+        const folded = foldLine(line);
+        for (const physical of folded.split('\r\n')) {
+          expect(octets(physical)).toBeLessThanOrEqual(75);
+          // A split surrogate pair or UTF-8 sequence would not survive encoding unchanged.
+          expect(Buffer.from(physical, 'utf8').toString('utf8')).toBe(physical);
+        }
+        expect(unfold(folded)).toBe(line);
+      }),
+    );
+  });
+});
+
+describe('escapeText', () => {
+  it.each([
+    ['a,b;c\\d', 'a\\,b\\;c\\\\d'],
+    ['line 1\nline 2\r\nline 3\rline 4', 'line 1\\nline 2\\nline 3\\nline 4'],
+    ['bell\u0007 and\ttab', 'bell and\ttab'],
+    ['Grüße 😀', 'Grüße 😀'],
+  ])('%j → %j', (input, expected) => expect(escapeText(input)).toBe(expected));
+
+  it('property: ical.js reads the escaped text back as the original (control characters aside)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (raw) => {
+        const value = raw.replace(CONTROL, '').replace(/\r\n?/g, '\n');
+        const calendar = joinLines([
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//test//EN',
+          'BEGIN:VEVENT',
+          'UID:x',
+          'DTSTAMP:20260101T000000Z',
+          'DTSTART:20260101T000000Z',
+          `SUMMARY:${escapeText(value)}`,
+          'END:VEVENT',
+          'END:VCALENDAR',
+        ]);
+        const vevent = new ICAL.Component(ICAL.parse(calendar) as unknown[]).getFirstSubcomponent('vevent');
+        expect(vevent?.getFirstPropertyValue('summary')).toBe(value);
+      }),
+    );
+  });
+});
+
+function item(overrides: Partial<ExportItem> & { Recurrence?: ExportItem['Recurrence'] }): ExportItem {
+  return {
+    Id: '0c5b2f7e-3a41-4c8e-9a3b-5f6e7d8c9b0a',
+    Name: 'Stand-up',
+    Start: '2026-01-05T09:00:00+01:00',
+    End: '2026-01-05T09:15:00+01:00',
+    StartTimeZone: 'Europe/Berlin',
+    Recurrence: null,
+    ...overrides,
+  };
+}
+
+const exportOne = (i: ExportItem) => exportCalendar([{ Id: 'sched-1', ScheduleItems: [i] }], NOW);
+const lines = (calendar: string) => unfold(calendar).split('\r\n');
+
+describe('exportCalendar', () => {
+  it('writes a calendar with CRLF line ends, the header and one VTIMEZONE per zone', () => {
+    const calendar = exportCalendar(
+      [
+        {
+          Id: 's1',
+          ScheduleItems: [
+            item({ Recurrence: { Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR' } }),
+            item({ Id: 'b', StartTimeZone: 'W. Europe Standard Time' }),
+            item({ Id: 'c', StartTimeZone: 'Eastern Standard Time' }),
+          ],
+        },
+      ],
+      NOW,
+    );
+    expect(calendar.endsWith('END:VCALENDAR\r\n')).toBe(true);
+    expect(calendar.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+    const all = lines(calendar);
+    expect(all.slice(0, 5)).toEqual([
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//platform-api//Schedules iCalendar export 1.0//EN',
+      'CALSCALE:GREGORIAN',
+      'METHOD:PUBLISH',
+    ]);
+    expect(all.filter((l) => l.startsWith('TZID:'))).toEqual(['TZID:Europe/Berlin', 'TZID:America/New_York']);
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260105T090000');
+    expect(all).toContain('DTEND;TZID=Europe/Berlin:20260105T091500');
+    expect(all).toContain('RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR');
+    expect(all).toContain('DTSTART;TZID=America/New_York:20260105T030000');
+    expect(all).toContain('DTSTAMP:20261125T100000Z');
+  });
+
+  it('writes items without a zone in UTC, and UNTIL in UTC', () => {
+    const all = lines(
+      exportOne(
+        item({
+          StartTimeZone: null,
+          Start: '2026-01-05T09:00:00Z',
+          End: null,
+          Recurrence: { RecurrenceType: 'Daily', Interval: '2', EndTime: '2026-02-01T00:00:00+01:00' },
+        }),
+      ),
+    );
+    expect(all).toContain('DTSTART:20260105T090000Z');
+    expect(all).toContain('RRULE:FREQ=DAILY;INTERVAL=2;UNTIL=20260131T230000Z');
+    expect(all.some((l) => l.startsWith('DTEND') || l.startsWith('DURATION'))).toBe(false);
+    expect(all.some((l) => l.startsWith('BEGIN:VTIMEZONE'))).toBe(false);
+  });
+
+  it('turns exceptions into EXDATE and RECURRENCE-ID overrides, RDATE/EXDATE lists into their properties', () => {
+    const all = lines(
+      exportOne(
+        item({
+          Recurrence: {
+            Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+            RecurrenceDates: ['2026-01-10T09:00:00'],
+            ExceptionDates: ['2026-01-07T08:00:00Z'],
+            Exceptions: [
+              { OriginalTime: '2026-01-09T08:00:00Z', IsDeleted: true },
+              { OriginalTime: '2026-01-12T08:00:00Z', NewStartTime: '2026-01-12T12:00:00Z' },
+              { OriginalTime: '2026-01-13T08:00:00Z', IsDeleted: true },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(all).toContain('RDATE;TZID=Europe/Berlin:20260110T090000');
+    // The Tuesday exception matches no occurrence, so it is left out as the engine ignores it.
+    expect(all).toContain('EXDATE;TZID=Europe/Berlin:20260107T090000,20260109T090000');
+    expect(all).toContain('RECURRENCE-ID;TZID=Europe/Berlin:20260112T090000');
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260112T130000');
+    expect(all).toContain('DTEND;TZID=Europe/Berlin:20260112T131500');
+    expect(all.filter((l) => l === 'UID:0c5b2f7e-3a41-4c8e-9a3b-5f6e7d8c9b0a')).toHaveLength(2);
+  });
+
+  it('folds the Offset into DTSTART and the rule where that is exact', () => {
+    const all = lines(
+      exportOne(
+        item({
+          Recurrence: { Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE', Offset: '-PT10H', EndTime: '2026-03-01' },
+        }),
+      ),
+    );
+    // 09:00 less 10 hours is 23:00 the day before: Sunday and Tuesday, weeks starting on Sunday; UNTIL (the end
+    // of 1 March in Berlin) moves by the Offset too.
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260104T230000');
+    expect(all).toContain('RRULE:FREQ=WEEKLY;UNTIL=20260301T125959Z;BYDAY=SU,TU;WKST=SU');
+  });
+
+  it('lists a finite series occurrence by occurrence when its rule cannot carry the Offset', () => {
+    const all = lines(
+      exportOne(item({ Recurrence: { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1', Offset: '-P1D', EndCount: 3 } })),
+    );
+    // DTSTART (5 January), 1 February and 1 March 2026 at 09:00, each a day earlier.
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260104T090000');
+    expect(all).toContain('RDATE;TZID=Europe/Berlin:20260104T090000,20260131T090000,20260228T090000');
+    expect(all.some((l) => l.startsWith('RRULE:FREQ=MONTHLY'))).toBe(false);
+  });
+
+  it('refuses an Offset it cannot write exactly on an unbounded series, naming the field', () => {
+    expect(() =>
+      exportOne(item({ Recurrence: { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1', Offset: '-P1D' } })),
+    ).toThrow(IcalExportError);
+  });
+
+  it('uses DURATION for nominal days and escapes the name', () => {
+    const all = lines(
+      exportOne(
+        item({ Name: 'Ops; on-call, week\nB', Recurrence: { RecurrenceType: 'Weekly', Duration: 'P1DT2H' } }),
+      ),
+    );
+    expect(all).toContain('DURATION:P1DT2H');
+    expect(all).toContain('SUMMARY:Ops\\; on-call\\, week\\nB');
+  });
+});

@@ -1,0 +1,80 @@
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireScope } from '../auth/scopes.js';
+import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
+import { IcalExportQuery } from './dto/ical.dto.js';
+import { exportCalendar, IcalExportError, type ExportSchedule } from './ical/ical-export.js';
+import { ScheduleReader } from './schedule-reader.js';
+import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
+import { SchedulesService } from './schedules.service.js';
+
+const CALENDAR = 'text/calendar; charset=utf-8';
+const CALENDAR_EXAMPLE =
+  'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//platform-api//Schedules iCalendar export 1.0//EN\r\n…\r\nEND:VCALENDAR\r\n';
+const calendarResponse = (description: string) =>
+  ApiOkResponse({
+    description,
+    content: { 'text/calendar': { schema: { type: 'string' }, example: CALENDAR_EXAMPLE } },
+  });
+
+@ApiTags('Schedule')
+@ApiBearerAuth()
+@ApiErrorResponses()
+@RequireScope('schedules')
+@Controller('api/v1/Schedule')
+export class SchedulesIcalController {
+  constructor(
+    private readonly schedules: SchedulesService,
+    private readonly reader: ScheduleReader,
+  ) {}
+
+  // Declared as a static path: Fastify's router prefers it over GET /api/v1/Schedule/:id.
+  @Get('ical')
+  @Header('Content-Type', CALENDAR)
+  @ApiOperation({
+    operationId: 'Schedule_ExportIcalMany',
+    summary: 'Schedules as one iCalendar (RFC 5545) VCALENDAR: a VEVENT per item, VTIMEZONEs once',
+    description:
+      'ids: 1 to 1,000 schedule ids, comma-separated or repeated. Unknown ids are a 404 naming them.',
+  })
+  @calendarResponse('A VCALENDAR holding every item of the schedules, in the order of ids')
+  @ApiNotFoundResponse({
+    description: 'ScheduleNotFound: names the ids no schedule has',
+    type: ErrorEnvelopeDto,
+  })
+  async exportMany(@Query() query: IcalExportQuery): Promise<string> {
+    const ids = [...new Set(query.ids.map((id) => id.toLowerCase()))];
+    const schedules = await this.reader.findMany(ids);
+    if (schedules.length !== ids.length) {
+      const found = new Set(schedules.map((schedule) => schedule.Id));
+      const missing = ids.filter((id) => !found.has(id));
+      const shown = missing.slice(0, 20).join(', ');
+      const more = missing.length > 20 ? ` and ${missing.length - 20} more` : '';
+      throw new ScheduleError(ScheduleErrorCode.ScheduleNotFound, `No schedule has the ids ${shown}${more}.`);
+    }
+    return render(schedules);
+  }
+
+  @Get(':id/ical')
+  @Header('Content-Type', CALENDAR)
+  @ApiOperation({
+    operationId: 'Schedule_ExportIcal',
+    summary: 'One schedule as an iCalendar (RFC 5545) VCALENDAR: a VEVENT per item',
+  })
+  @calendarResponse('A VCALENDAR with a VEVENT per item and a VTIMEZONE per zone used')
+  @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
+  async exportOne(@Param('id') id: string): Promise<string> {
+    return render([await this.schedules.get(id)]);
+  }
+}
+
+function render(schedules: readonly ExportSchedule[]): string {
+  try {
+    return exportCalendar(schedules, Date.now());
+  } catch (error) {
+    if (!(error instanceof IcalExportError)) throw error;
+    throw ScheduleError.invalid([
+      { Field: error.field, Message: `schedule ${error.scheduleId}: ${error.message}` },
+    ]);
+  }
+}
