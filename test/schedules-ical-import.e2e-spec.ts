@@ -345,6 +345,67 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
+  it('imports what the export writes: the same occurrences over five years (round trip)', async () => {
+    const items = [
+      {
+        Name: 'Stand-up',
+        Start: '2026-01-05T09:00:00+01:00',
+        End: '2026-01-05T09:15:00+01:00',
+        StartTimeZone: 'W. Europe Standard Time',
+        Recurrence: {
+          Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+          RecurrenceDates: ['2026-01-10T09:00:00'],
+          ExceptionDates: ['2026-01-07T09:00:00'],
+          Exceptions: [
+            { OriginalTime: '2026-01-12T08:00:00Z', IsDeleted: true },
+            {
+              OriginalTime: '2026-01-14T08:00:00Z',
+              NewStartTime: '2026-01-14T12:00:00Z',
+              NewEndTime: '2026-01-14T12:30:00Z',
+            },
+          ],
+        },
+      },
+      {
+        Name: 'Across DST',
+        Start: '2026-03-01T01:30:00',
+        End: '2026-03-01T02:30:00',
+        StartTimeZone: 'America/New_York',
+        Recurrence: { Pattern: 'FREQ=DAILY;COUNT=400' },
+      },
+      {
+        Name: 'Last Friday',
+        Start: '2026-01-30T17:00:00Z',
+        End: '2026-01-30T18:00:00Z',
+        StartTimeZone: null,
+        Recurrence: { Pattern: 'FREQ=MONTHLY;BYDAY=-1FR', EndTime: '2029-12-31T00:00:00Z' },
+      },
+      {
+        Name: 'One-off',
+        Start: '2026-06-01T10:00:00+10:00',
+        End: '2026-06-01T11:00:00+10:00',
+        StartTimeZone: 'Australia/Sydney',
+        Recurrence: null,
+      },
+    ];
+    const created = await t.post('/api/v1/Schedule', { ScheduleItems: items });
+    expect(created.statusCode).toBe(201);
+    const originalId = created.json().Result.Id as string;
+    const exported = await t.request({
+      method: 'GET',
+      url: `/api/v1/Schedule/${originalId}/ical`,
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(exported.statusCode).toBe(200);
+    const imported = await importIcal(exported.body);
+    expect(imported.statusCode).toBe(201);
+    const from = Date.parse('2025-12-01T00:00:00Z');
+    const until = Date.parse('2031-01-01T00:00:00Z');
+    const original = await listed(originalId, from, until);
+    expect(original.length).toBeGreaterThan(500);
+    expect(await listed(imported.json().Result.Id as string, from, until)).toEqual(original);
+  });
+
   it('takes the direct-route fast path (not Nest’s pipeline)', () => {
     const started = t.logs.find((line) => String(line.message).includes('routes are called directly'));
     expect(started?.viaNest).toEqual(expect.any(Array));
