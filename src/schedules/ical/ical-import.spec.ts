@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { compileSeries } from '../recurrence/index.js';
 import { unfold } from './ical-content.js';
 import { IcalImportError, importCalendar, MAX_IMPORTED_ITEMS, type ImportedItem } from './ical-import.js';
 import { zoneFromName, zoneFromOffsets } from './ical-zones.js';
@@ -196,6 +197,25 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
         NewEndTime: '2020-04-18T00:00:00+01:00',
       },
     ]);
+  });
+
+  it('gives an all-day DTSTART + RDATE event a one-instance rule, so its days stay whole across DST', () => {
+    const [item] = items(
+      ics(
+        'X-WR-TIMEZONE:Europe/Berlin',
+        ...event('UID:r', 'DTSTART;VALUE=DATE:20260320', 'RDATE;VALUE=DATE:20260329'),
+      ),
+    );
+    expect(item.Recurrence).toEqual({
+      Pattern: 'FREQ=DAILY;COUNT=1',
+      RecurrenceType: 'Daily',
+      Interval: '1',
+      Duration: 'P1D',
+      RecurrenceDates: ['2026-03-29T00:00:00+01:00'],
+    });
+    const series = compileSeries(item);
+    const days = series.occurrencesIn(Date.UTC(2026, 0, 1), Date.UTC(2027, 0, 1), 10);
+    expect(days.map(({ start, end }) => (end - start) / 3_600_000)).toEqual([24, 23]);
   });
 
   it('keeps the wall time of a DTSTART in a DST gap as Recurrence.StartTime', () => {
