@@ -10,6 +10,7 @@ import { Jobs1763780000600 } from './1763780000600-Jobs.js';
 import { ApiKeyDomains1763780000650 } from './1763780000650-ApiKeyDomains.js';
 import { WebhookSignatures1763780000660 } from './1763780000660-WebhookSignatures.js';
 import { ScimGroups1763780000700 } from './1763780000700-ScimGroups.js';
+import { ScimUserEmails1763780000800 } from './1763780000800-ScimUserEmails.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   ApiKeyDomains1763780000650,
   WebhookSignatures1763780000660,
   ScimGroups1763780000700,
+  ScimUserEmails1763780000800,
 ];

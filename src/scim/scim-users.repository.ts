@@ -3,13 +3,15 @@
 // left to the unique index so that concurrent creates cannot both win.
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, QueryFailedError, type Repository } from 'typeorm';
+import { In, QueryFailedError, type EntityManager, type Repository } from 'typeorm';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
+import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import type { ScimFilter } from './filter/scim-filter.types.js';
 import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
 import { ScimError } from './scim.errors.js';
 import type { UserSort, UserSortKey } from './scim-users.service.js';
+import { userEmailRows } from './user-email-rows.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALIAS = 'scim_user';
@@ -57,10 +59,32 @@ export class ScimUsersRepository {
     return normalized === undefined ? null : this.users.findOneBy({ id: normalized });
   }
 
+  /**
+   * The user's rows in scim_user_emails, the index behind e-mail filters, written in the transaction that writes
+   * the user (`replace`: the old rows go first).
+   */
+  private async writeEmails(
+    manager: EntityManager,
+    userId: string,
+    attributes: ScimUserEntity['attributes'],
+    replace: boolean,
+  ): Promise<void> {
+    if (replace) await manager.delete(ScimUserEmailEntity, { userId });
+    const rows = userEmailRows(attributes);
+    if (rows.length === 0) return;
+    await manager.insert(
+      ScimUserEmailEntity,
+      rows.map((row) => Object.assign(new ScimUserEmailEntity(), { userId, ...row })),
+    );
+  }
+
   /** Throws ScimError.uniqueness when another user has the userName in any letter case. */
   async insert(user: ScimUserEntity): Promise<void> {
     try {
-      await this.users.insert(user);
+      await this.users.manager.transaction(async (manager) => {
+        await manager.insert(ScimUserEntity, user);
+        await this.writeEmails(manager, user.id, user.attributes, false);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw ScimError.uniqueness(user.userName);
       throw error;
@@ -73,13 +97,17 @@ export class ScimUsersRepository {
    */
   async updateIfVersion(id: string, expectedVersion: number, changes: UserChanges): Promise<boolean> {
     try {
-      const result = await this.users
-        .createQueryBuilder()
-        .update(ScimUserEntity)
-        .set({ ...changes, version: expectedVersion + 1 })
-        .where('id = :id AND version = :expectedVersion', { id, expectedVersion })
-        .execute();
-      return (result.affected ?? 0) > 0;
+      return await this.users.manager.transaction(async (manager) => {
+        const result = await manager
+          .createQueryBuilder()
+          .update(ScimUserEntity)
+          .set({ ...changes, version: expectedVersion + 1 })
+          .where('id = :id AND version = :expectedVersion', { id, expectedVersion })
+          .execute();
+        if ((result.affected ?? 0) === 0) return false;
+        await this.writeEmails(manager, id, changes.attributes, true);
+        return true;
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw ScimError.uniqueness(changes.userName);
       throw error;
@@ -104,6 +132,8 @@ export class ScimUsersRepository {
         expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
       );
       if ((result.affected ?? 0) === 0) return false;
+      // The foreign keys cascade; deleted explicitly too, so the rows go even where a connection has them off.
+      await manager.delete(ScimUserEmailEntity, { userId: normalized });
       if (memberships.length > 0) {
         await manager
           .createQueryBuilder()
