@@ -669,6 +669,28 @@ describe('SCIM users', () => {
       expect(page.Resources.map((user: { id: string }) => user.id)).toEqual(listed(users).slice(1, 3));
       const past = (await scim.get(`${pageFilter()}&startIndex=9&count=2`)).json();
       expect(past).toMatchObject({ totalResults: 5, startIndex: 9, itemsPerPage: 0, Resources: [] });
+      // The total of a short last page comes from the page itself; of a full one or one past the end, from a count.
+      for (const [startIndex, itemsPerPage] of [
+        [5, 1],
+        [4, 2],
+        [6, 0],
+        [1, 2],
+      ] as const) {
+        expect(
+          (await scim.get(`${pageFilter()}&startIndex=${String(startIndex)}&count=2`)).json(),
+        ).toMatchObject({
+          totalResults: 5,
+          itemsPerPage,
+        });
+      }
+      expect((await scim.get(`${pageFilter()}&count=5`)).json()).toMatchObject({
+        totalResults: 5,
+        itemsPerPage: 5,
+      });
+      expect((await scim.get(`${pageFilter()}&count=6`)).json()).toMatchObject({
+        totalResults: 5,
+        itemsPerPage: 5,
+      });
     });
 
     it('clamps startIndex below 1 and a negative count (RFC 7644 §3.4.2.4), and refuses non-integers', async () => {

@@ -4,8 +4,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, QueryFailedError, type EntityManager, type Repository } from 'typeorm';
+import { inTransaction } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
+import { ScimUserStatsEntity } from './entities/scim-user-stats.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import type { ScimFilter } from './filter/scim-filter.types.js';
 import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
@@ -81,7 +83,7 @@ export class ScimUsersRepository {
   /** Throws ScimError.uniqueness when another user has the userName in any letter case. */
   async insert(user: ScimUserEntity): Promise<void> {
     try {
-      await this.users.manager.transaction(async (manager) => {
+      await inTransaction(this.users.manager.connection, async (manager) => {
         await manager.insert(ScimUserEntity, user);
         await this.writeEmails(manager, user.id, user.attributes, false);
       });
@@ -97,7 +99,7 @@ export class ScimUsersRepository {
    */
   async updateIfVersion(id: string, expectedVersion: number, changes: UserChanges): Promise<boolean> {
     try {
-      return await this.users.manager.transaction(async (manager) => {
+      return await inTransaction(this.users.manager.connection, async (manager) => {
         const result = await manager
           .createQueryBuilder()
           .update(ScimUserEntity)
@@ -121,7 +123,7 @@ export class ScimUsersRepository {
   async delete(id: string, expectedVersion?: number): Promise<boolean> {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
-    return this.users.manager.transaction(async (manager) => {
+    return inTransaction(this.users.manager.connection, async (manager) => {
       // Read the memberships first: the foreign key's cascade removes them with the user.
       const memberships = await manager.find(ScimGroupMemberEntity, {
         select: { groupId: true },
@@ -151,7 +153,10 @@ export class ScimUsersRepository {
    * One page of the users matching `filter` (all users without one), oldest first unless `sort` says otherwise,
    * and how many match in all. The page is read in index order (created_at, id) with LIMIT/OFFSET, and the total
    * by a separate COUNT: a window function over the page query (`COUNT(*) OVER ()`) made the database sort every
-   * matching row for every page.
+   * matching row for every page. The page goes first: a page that is not full and not empty ends the list, so it
+   * also gives the exact total (offset + its length) and the COUNT is skipped. That is the common IdP request, a
+   * lookup matching one user or none, and it halves the work of a selective filter that scans (`emails co`).
+   * Without a filter the total is the trigger-maintained count of scim_user_stats.
    */
   async search(
     filter: ScimFilter | undefined,
@@ -166,8 +171,15 @@ export class ScimUsersRepository {
       if (condition !== undefined) builder.where(condition.sql, { ...condition.parameters });
       return builder;
     };
-    const totalResults = await query().getCount();
-    if (limit <= 0 || offset >= totalResults) return { totalResults, users: [] };
+    const count = async (): Promise<number> => {
+      if (condition === undefined) {
+        // Every user: the trigger-maintained count (entities/scim-user-stats.entity.ts), not a scan.
+        const stats = await this.users.manager.findOneBy(ScimUserStatsEntity, { id: 1 });
+        if (stats !== null) return stats.userCount;
+      }
+      return query().getCount();
+    };
+    if (limit <= 0) return { totalResults: await count(), users: [] };
     const builder = query();
     if (sort === undefined) {
       builder.orderBy(`${ALIAS}.createdAt`, 'ASC').addOrderBy(`${ALIAS}.id`, 'ASC');
@@ -182,6 +194,8 @@ export class ScimUsersRepository {
         .addOrderBy(`${ALIAS}.id`, direction);
     }
     const users = await builder.offset(offset).limit(limit).getMany();
-    return { totalResults, users };
+    if (users.length > 0 && users.length < limit) return { totalResults: offset + users.length, users };
+    if (users.length === 0 && offset === 0) return { totalResults: 0, users };
+    return { totalResults: await count(), users };
   }
 }

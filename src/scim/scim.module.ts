@@ -8,6 +8,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { registerEntities } from '../database/entity-registry.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
+import { ScimUserStatsEntity } from './entities/scim-user-stats.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { ScimDiscoveryController } from './scim-discovery.controller.js';
 import {
@@ -29,7 +30,13 @@ type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdap
 @Module({
   imports: [
     TypeOrmModule.forFeature(
-      registerEntities([ScimUserEntity, ScimUserEmailEntity, ScimGroupEntity, ScimGroupMemberEntity]),
+      registerEntities([
+        ScimUserEntity,
+        ScimUserEmailEntity,
+        ScimUserStatsEntity,
+        ScimGroupEntity,
+        ScimGroupMemberEntity,
+      ]),
     ),
   ],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController],

@@ -12,7 +12,7 @@ import { MigrationRunner } from '../../src/migration-runs/migration-runner.js';
 import { userEmailRows } from '../../src/scim/user-email-rows.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
-const LAST = MIGRATIONS.at(-1);
+const AT = MIGRATIONS.findIndex((migration) => migration.name === 'ScimUserEmails1763780000800');
 
 describe('migration ScimUserEmails1763780000800', () => {
   let database: TestDatabase;
@@ -38,8 +38,8 @@ describe('migration ScimUserEmails1763780000800', () => {
   });
 
   it('backfills one row per e-mail object of every user already stored', async () => {
-    expect(LAST?.name).toBe('ScimUserEmails1763780000800');
-    const before = await open(MIGRATIONS.slice(0, -1));
+    expect(AT).toBeGreaterThan(0);
+    const before = await open(MIGRATIONS.slice(0, AT));
     await new MigrationRunner(before).runPending('cli');
     const postgres = before.options.type === 'postgres';
     const documents: Array<Record<string, unknown>> = [
@@ -111,6 +111,11 @@ describe('migration ScimUserEmails1763780000800', () => {
       expect.objectContaining({ position: 2, value: 'ann@home.example', type: null, primary: false }),
       expect.objectContaining({ position: 3, value: null, valueKey: null, type: 'other', primary: null }),
     ]);
+    // The next migration (1763780000900) starts its user count from the users already there.
+    const [stats] = await after.query<Array<{ n: number | string }>>(
+      'SELECT user_count AS n FROM scim_user_stats WHERE id = 1',
+    );
+    expect(Number(stats?.n)).toBe(users.length);
     const long = actual.find((row) => row.userId === users[2]?.id);
     expect(String(long?.valueKey)).toHaveLength(200);
   });
