@@ -6,8 +6,9 @@
 //   co:     emails co "<4 digits>." (~10 matches), emails co "<2 characters>" (too short for trigrams)
 //   page:   GET /Users?count=1 (no filter; the exact totalResults is part of the answer)
 // The users are inserted straight into scim_users and their rows into scim_user_emails (userEmailRows, as the
-// repository writes them); the create endpoint would take minutes and is not what is measured. It prints the
-// query plans (EXPLAIN QUERY PLAN / EXPLAIN ANALYZE) of the Entra lookup and of the count.
+// repository writes them; the user count in scim_user_stats follows by trigger); the create endpoint would take
+// minutes and is not what is measured. It prints the query plans (EXPLAIN QUERY PLAN / EXPLAIN ANALYZE) of the
+// Entra lookup, of the total GET /Users reads, and of the COUNT(*) that total replaces.
 // SQLite by default (a temp file); PostgreSQL when DATABASE_URL=postgres://…/<db> (a scratch database next to it,
 // dropped afterwards; `--keep` keeps it for a look with sqlite3/psql). Run after `npm run build`:
 // `node bench/scim-emails.mjs [--users 100000] [--runs 200] [--keep] [--dist dist]`.
@@ -167,7 +168,15 @@ await plan(
   'the Entra lookup (count)',
   usersWhere(`emails[type eq "work"].value eq "${sample}"`).select('COUNT(*)', 'count'),
 );
-await plan('GET /Users?count=1 (count)', usersWhere(undefined).select('COUNT(*)', 'count'));
+// What GET /Users?count=1 reads its total from, and what a COUNT(*) of every user would cost instead.
+await plan(
+  'the total of GET /Users (scim_user_stats)',
+  dataSource.createQueryBuilder().select('user_count').from('scim_user_stats', 's').where('s.id = 1'),
+);
+await plan(
+  'COUNT(*) of every user (not used by GET /Users)',
+  usersWhere(undefined).select('COUNT(*)', 'count'),
+);
 
 // ---- measure -------------------------------------------------------------------------------------------------------
 

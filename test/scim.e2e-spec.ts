@@ -774,6 +774,11 @@ describe('SCIM users', () => {
       expect(found.json().Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
       const notTrue = await scim.get(filterQuery(`emails[value eq "${email}" and not (primary eq true)]`));
       expect(notTrue.json().totalResults).toBe(1);
+      // The dotted form reads the absent primary as false too.
+      const dotted = await scim.get(filterQuery(`emails.value eq "${email}" and emails.primary eq false`));
+      expect(dotted.json().Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      const dottedTrue = await scim.get(filterQuery(`emails.value eq "${email}" and emails.primary eq true`));
+      expect(dottedTrue.json().totalResults).toBe(0);
       const patched = await scim.patch(
         `/Users/${user.id}`,
         patchBody({ op: 'replace', path: 'emails[primary eq false].display', value: 'Home' }),
@@ -844,6 +849,25 @@ describe('SCIM users', () => {
       });
       expectScimError(await scim.get('/Schemas/urn:nope'), 404);
       expect((await scim.get('/ResourceTypes/Group')).json().endpoint).toBe('/Groups');
+      // roles: /Schemas declares exactly the members a returned role can have (RFC 7643's and the interface's),
+      // whichever form the client sent; type and primary only when sent.
+      const declared = user.attributes
+        .find((attribute: { name: string }) => attribute.name === 'roles')
+        .subAttributes.map((sub: { name: string }) => sub.name)
+        .sort();
+      const withRoles = await createUser({
+        roles: [
+          { value: 'a', display: 'A', type: 't', primary: true },
+          { Id: 'b', DisplayName: 'B' },
+        ],
+      });
+      const returned = (await scim.get(`/Users/${withRoles.id}`)).json().roles as Array<
+        Record<string, unknown>
+      >;
+      expect(returned).toHaveLength(2);
+      for (const role of returned) expect(declared).toEqual(expect.arrayContaining(Object.keys(role)));
+      expect(Object.keys(returned[0] ?? {}).sort()).toEqual(declared);
+      expect(returned[1]).toMatchObject({ Id: 'b', value: 'b', DisplayName: 'B', display: 'B' });
       expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
     });
 
