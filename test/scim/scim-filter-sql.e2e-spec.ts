@@ -452,6 +452,19 @@ describe('filter → SQL agrees with the in-memory evaluator', () => {
     expect(await found('emails[type eq "home"].value eq "third.mailer@example.com"')).toBe(true);
     expect(await found('emails.primary eq false')).toBe(false);
 
+    // The table holds JavaScript's lower-casing, so non-ASCII letters match in any case on SQLite too (whose
+    // LOWER() folds ASCII only).
+    const accented = await client.patch(`/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [
+        { op: 'add', path: 'emails', value: [{ value: 'Über.Ärger@Example.com', type: 'other' }] },
+      ],
+    });
+    expect(accented.statusCode).toBe(200);
+    expect(await found('emails.value eq "über.ärger@example.com"')).toBe(true);
+    expect(await found('emails[type eq "OTHER"].value eq "ÜBER.ÄRGER@EXAMPLE.COM"')).toBe(true);
+    expect(await found('emails co "ÄRGER@"')).toBe(true);
+
     expect((await client.delete(`/Users/${id}`)).statusCode).toBe(204);
     const left = await t.dataSource.query(
       `SELECT COUNT(*) AS n FROM scim_user_emails WHERE user_id = ${t.dataSource.options.type === 'postgres' ? '$1' : '?'}`,
