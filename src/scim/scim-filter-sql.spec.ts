@@ -105,6 +105,19 @@ describe('filterToSql', () => {
     expect(sql('emails pr').sql).toContain('json_each');
   });
 
+  it('probes type/primary-only e-mail conditions per user in SQLite page queries, and keeps IN elsewhere', () => {
+    const page = (text: string, dialect: SqlDialect = 'sqlite') =>
+      filterToSql(resolveFilter(parseFilter(text)), { dialect, alias: 'u', page: true }).sql;
+    expect(page('emails.primary eq false')).toMatch(
+      /^EXISTS \(SELECT 1 FROM "scim_user_emails" scim_el0 WHERE scim_el0\."user_id" = "u"\."id" AND /,
+    );
+    expect(page('emails[type eq "work"]')).toMatch(/^EXISTS \(SELECT 1 FROM "scim_user_emails"/);
+    expect(page('emails[type eq "work"].value eq "a"')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(page('emails co "a"')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(page('emails[type eq "work"]', 'postgres')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(sql('emails[type eq "work"]').sql).toMatch(/^\("u"\."id" IN \(SELECT/);
+  });
+
   it('reads an absent primary as false in the dotted form too', () => {
     expect(sql('emails.primary eq false').sql).toContain('COALESCE(scim_el0."is_primary", 0)');
     expect(sql('phoneNumbers.primary eq false', 'postgres').sql).toContain('COALESCE(');

@@ -39,6 +39,14 @@ export interface FilterSqlOptions {
   readonly dialect: SqlDialect;
   /** Alias of the scim_users table in the surrounding query. */
   readonly alias: string;
+  /**
+   * The condition is for a page query (read in index order, stopped at LIMIT) rather than a COUNT. On SQLite an
+   * e-mail condition that reads only `type`/`primary` (few distinct values: it matches many users) is then probed
+   * user by user, so the page stops after its first matches; `id IN (…)` would fetch and sort every match
+   * (`emails.primary eq false` among 100,000 users: 150 → 0.4 ms for the page). A COUNT keeps `IN`, which is
+   * cheaper when every match is visited anyway; so is a condition on `value`, which is selective.
+   */
+  readonly page?: boolean;
 }
 
 const TRUE = '(1 = 1)';
@@ -111,8 +119,11 @@ interface Leaf {
   readonly key?: string;
 }
 
-/** Where the elements of a multi-valued attribute are read: JSON objects in the document, or scim_user_emails rows. */
-type ElementSource = 'json' | 'emailTable';
+/**
+ * Where the elements of a multi-valued attribute are read: JSON objects in the document, or scim_user_emails rows,
+ * selected as `id IN (SELECT user_id …)` or (`emailTableByUser`) by a correlated EXISTS per user.
+ */
+type ElementSource = 'json' | 'emailTable' | 'emailTableByUser';
 
 /** Sub-attribute names a filter inside `emails[…]` reads. */
 function referencedNames(filter: ScimFilter): string[] {
@@ -182,9 +193,10 @@ class Translator {
    * the e-mail table when it holds all of them.
    */
   private sourceFor(keys: readonly string[], names: readonly string[]): ElementSource {
-    return keys.length === 1 && keys[0] === 'emails' && names.every((name) => name in EMAIL_COLUMNS)
-      ? 'emailTable'
-      : 'json';
+    if (!(keys.length === 1 && keys[0] === 'emails' && names.every((name) => name in EMAIL_COLUMNS)))
+      return 'json';
+    const dense = !names.includes('value');
+    return dense && this.options.page === true && !this.postgres ? 'emailTableByUser' : 'emailTable';
   }
 
   /**
@@ -201,6 +213,9 @@ class Translator {
     if (source === 'emailTable') {
       return `(${this.column('id')} IN (SELECT ${alias}."user_id" FROM "${EMAIL_TABLE}" ${alias} WHERE ${condition(alias)}))`;
     }
+    if (source === 'emailTableByUser') {
+      return `EXISTS (SELECT 1 FROM "${EMAIL_TABLE}" ${alias} WHERE ${alias}."user_id" = ${this.column('id')} AND ${condition(alias)})`;
+    }
     if (this.postgres) {
       const array = `${[this.document, ...keys.map((key) => `'${quoteJsonKey(key)}'`)].join(' -> ')}`;
       const element = `${alias}.v`;
@@ -212,7 +227,7 @@ class Translator {
 
   /** The sub-attribute `definition` of one element (see existsElement for what `element` is). */
   private elementLeaf(element: string, source: ElementSource, definition: ScimAttributeDefinition): Leaf {
-    if (source === 'emailTable') {
+    if (source !== 'json') {
       const column = EMAIL_COLUMNS[definition.name];
       if (column === undefined) throw new Error(`scim_user_emails has no column for "${definition.name}"`);
       const expression = `${element}.${quoteIdentifier(column)}`;
@@ -415,7 +430,7 @@ class Translator {
       },
       source,
     );
-    if (source === 'emailTable') return exists;
+    if (source !== 'json') return exists;
     return this.withTextPrefilter(
       requiredText({ kind: 'compare', path: { attribute: sub.name }, operator, value }),
       exists,
@@ -449,7 +464,7 @@ class Translator {
       (element) => this.elementCondition(element, source, attribute, inner),
       source,
     );
-    return source === 'emailTable' ? exists : this.withTextPrefilter(requiredText(inner), exists);
+    return source !== 'json' ? exists : this.withTextPrefilter(requiredText(inner), exists);
   }
 
   /**
@@ -467,7 +482,7 @@ class Translator {
     const leafFor = (path: ScimAttributePath): Leaf => {
       const found = lookupScopedAttribute(scope, path);
       if (!found.found) throw new ScimFilterError(found.message, -1, 'invalidFilter');
-      if (source === 'emailTable') return this.elementLeaf(element, source, found.attribute);
+      if (source !== 'json') return this.elementLeaf(element, source, found.attribute);
       return {
         expression: this.jsonValue(element, [...prefix, found.attribute.name]),
         definition: found.attribute,

@@ -164,23 +164,24 @@ export class ScimUsersRepository {
     limit: number,
     sort?: UserSort,
   ): Promise<UserPage> {
-    const condition =
-      filter === undefined ? undefined : filterToSql(filter, { dialect: this.dialect, alias: ALIAS });
-    const query = () => {
+    const query = (page: boolean) => {
       const builder = this.users.createQueryBuilder(ALIAS);
-      if (condition !== undefined) builder.where(condition.sql, { ...condition.parameters });
+      if (filter !== undefined) {
+        const condition = filterToSql(filter, { dialect: this.dialect, alias: ALIAS, page });
+        builder.where(condition.sql, { ...condition.parameters });
+      }
       return builder;
     };
     const count = async (): Promise<number> => {
-      if (condition === undefined) {
+      if (filter === undefined) {
         // Every user: the trigger-maintained count (entities/scim-user-stats.entity.ts), not a scan.
         const stats = await this.users.manager.findOneBy(ScimUserStatsEntity, { id: 1 });
         if (stats !== null) return stats.userCount;
       }
-      return query().getCount();
+      return query(false).getCount();
     };
     if (limit <= 0) return { totalResults: await count(), users: [] };
-    const builder = query();
+    const builder = query(true);
     if (sort === undefined) {
       builder.orderBy(`${ALIAS}.createdAt`, 'ASC').addOrderBy(`${ALIAS}.id`, 'ASC');
     } else {

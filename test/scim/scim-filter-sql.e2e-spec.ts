@@ -352,6 +352,9 @@ describe('filter → SQL agrees with the in-memory evaluator', () => {
       throw new Error(`${text}: ${String(response.statusCode)} ${response.body}`);
     const body = response.json();
     expect(body.totalResults).toBe(body.Resources.length);
+    // A full page of one: the total then comes from the COUNT query, whose SQL differs from the page's.
+    const counted = (await scimClient(t).get(filterQuery(text, '&count=1'))).json<{ totalResults: number }>();
+    expect({ text, total: counted.totalResults }).toEqual({ text, total: body.totalResults });
     return (body.Resources as Array<{ id: string }>).map((user) => user.id).sort();
   }
 
