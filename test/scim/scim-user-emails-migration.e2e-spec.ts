@@ -1,7 +1,11 @@
 // Migration 1763780000800 (scim_user_emails): on a database that already holds users, the table is filled from
 // their documents exactly as the service writes it (userEmailRows), in batches; SQLite and PostgreSQL.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 // Registers every area's entities, as the app does before its DataSource starts.
 import '../../src/app.module.js';
@@ -10,7 +14,9 @@ import { dataSourceOptions } from '../../src/database/data-source.js';
 import { resolvePortableColumns } from '../../src/database/portable-columns.js';
 import { MigrationRunner } from '../../src/migration-runs/migration-runner.js';
 import { userEmailRows } from '../../src/scim/user-email-rows.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { createTestDatabase, isPostgresRun, type TestDatabase } from '../support/test-database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { CORE_USER, filterQuery, scimClient } from './scim-client.js';
 
 const AT = MIGRATIONS.findIndex((migration) => migration.name === 'ScimUserEmails1763780000800');
 
@@ -118,5 +124,66 @@ describe('migration ScimUserEmails1763780000800', () => {
     expect(Number(stats?.n)).toBe(users.length);
     const long = actual.find((row) => row.userId === users[2]?.id);
     expect(String(long?.valueKey)).toHaveLength(200);
+  });
+});
+
+// Without the privilege to create pg_trgm, the migration goes on without the trigram index and `co` still works.
+const describePostgres = isPostgresRun() ? describe : describe.skip;
+describePostgres('migration ScimUserEmails1763780000800 without pg_trgm', () => {
+  const base = new URL(process.env.DATABASE_URL ?? 'postgres://localhost/test');
+  const suffix = randomBytes(4).toString('hex');
+  const name = `${decodeURIComponent(base.pathname.slice(1))}_notrgm_${suffix}`.toLowerCase();
+  const role = `test_notrgm_${suffix}`;
+  const admin = async (sql: string, database = decodeURIComponent(base.pathname.slice(1))): Promise<void> => {
+    const url = new URL(base);
+    url.pathname = `/${database}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  let t: TestApp | undefined;
+
+  beforeAll(async () => {
+    await admin(`CREATE ROLE "${role}" LOGIN`);
+    await admin(`CREATE DATABASE "${name}"`);
+    // May create tables in public, but not extensions (no CREATE on the database).
+    await admin(`GRANT CREATE, USAGE ON SCHEMA public TO "${role}"`, name);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin(`DROP ROLE IF EXISTS "${role}"`);
+  });
+
+  it('migrates, leaves the trigram index out, and answers co by scanning the e-mail table', async () => {
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    url.username = role;
+    url.password = '';
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'platform-api-notrgm-'));
+    t = await startTestApp({
+      database: {
+        url: url.toString(),
+        dataDir,
+        kind: 'postgres',
+        drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
+      },
+    });
+    const indexes = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT COUNT(*)::int AS n FROM pg_indexes WHERE indexname = 'IX_scim_user_emails_value_trgm'`,
+    );
+    expect(indexes[0]?.n).toBe(0);
+    const created = await scimClient(t).post('/Users', {
+      schemas: [CORE_USER],
+      userName: 'no.trigram@example.com',
+      emails: [{ value: 'No.Trigram@Example.com', type: 'work' }],
+    });
+    expect(created.statusCode).toBe(201);
+    const found = await scimClient(t).get(filterQuery('emails co "TRIGRAM@"'));
+    expect(found.json()).toMatchObject({ totalResults: 1 });
   });
 });
