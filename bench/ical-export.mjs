@@ -39,12 +39,18 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `${await app.getUrl()}`.replace('[::1]', '127.0.0.1');
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', null];
-const PATTERNS = ['FREQ=WEEKLY;BYDAY=MO,WE,FR', 'FREQ=DAILY;INTERVAL=2', 'FREQ=MONTHLY;BYDAY=1TU', 'FREQ=WEEKLY'];
+const PATTERNS = [
+  'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+  'FREQ=DAILY;INTERVAL=2',
+  'FREQ=MONTHLY;BYDAY=1TU',
+  'FREQ=WEEKLY',
+];
 let seed = 42;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const ids = [];
 const rows = { schedules: [], items: [], recurrences: [], exceptions: [] };
-const dayAfter = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const dayAfter = (day, n) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 for (let i = 0; i < COUNT; i++) {
   // A Monday in 2020–2026, so every pattern above matches its first day.
   const day = new Date(Date.UTC(2020, 0, 6) + Math.floor(random() * 7 * 52) * 7 * 86_400_000)
@@ -79,7 +85,9 @@ for (let i = 0; i < COUNT; i++) {
     interval: null,
     duration: null,
     pattern,
-    recurrenceDates: withDates ? [wall(dayAfter(day, 3), '10:00:00'), wall(dayAfter(day, 10), '10:00:00')] : null,
+    recurrenceDates: withDates
+      ? [wall(dayAfter(day, 3), '10:00:00'), wall(dayAfter(day, 10), '10:00:00')]
+      : null,
     exceptionDates: withDates ? [wall(dayAfter(day, 14), '09:00:00')] : null,
   });
   if (i % 4 === 0 && pattern === 'FREQ=WEEKLY;BYDAY=MO,WE,FR') {
@@ -117,7 +125,8 @@ await dataSource.transaction(async (manager) => {
     [Recurrence, rows.recurrences],
     [RecurrenceException, rows.exceptions],
   ]) {
-    for (let i = 0; i < list.length; i += 200) await manager.getRepository(entity).insert(list.slice(i, i + 200));
+    for (let i = 0; i < list.length; i += 200)
+      await manager.getRepository(entity).insert(list.slice(i, i + 200));
   }
 });
 console.log(
@@ -130,7 +139,11 @@ const call = async () => {
   const response = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`status ${response.status}: ${body.slice(0, 300)}`);
-  return { ms: performance.now() - started, bytes: Buffer.byteLength(body), events: body.split('BEGIN:VEVENT').length - 1 };
+  return {
+    ms: performance.now() - started,
+    bytes: Buffer.byteLength(body),
+    events: body.split('BEGIN:VEVENT').length - 1,
+  };
 };
 
 const cold = await call();
@@ -150,7 +163,10 @@ console.log(
     `over ${REQUESTS} requests (goal: ≤ 500 ms)`,
 );
 console.log(
-  `measured: Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu?'} ×${os.cpus().length}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ` +
+  `measured: Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu?'} ×${os.cpus().length}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, ` +
     `server and client in one process, sequential requests over loopback HTTP (process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s in all)`,
 );
 await app.close();

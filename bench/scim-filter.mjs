@@ -5,7 +5,8 @@
 // from send to the fully read and parsed JSON body, and checked (a lookup must find exactly its user).
 //   lookups: `userName eq "<existing userName in a random letter case>"` — the unique index on user_name_lower
 //   searches: `userName co "<digits>"` (a scan: LIKE '%…%' cannot use a b-tree index), and, for comparison,
-//             `emails.value co "…"` (json_each / jsonb_array_elements over every row)
+//             `emails.value co "…"` (scim_user_emails: a scan of the narrow table on SQLite, the pg_trgm index on
+//             PostgreSQL; bench/scim-emails.mjs measures the e-mail filters in full)
 // SQLite by default (a temp file); PostgreSQL when DATABASE_URL=postgres://…/<db> (a fresh database named
 // <db>_scim_bench_<random> is created next to it and dropped afterwards).
 // Run after `npm run build`: `node bench/scim-filter.mjs [--users 100000] [--lookups 1000] [--searches 40]`.
@@ -46,6 +47,8 @@ const { loadConfig } = await import(dist('src/config/config.js'));
 const { createApp } = await import(dist('src/create-app.js'));
 const { createRootLogger } = await import(dist('src/logging/logger.js'));
 const { ScimUserEntity } = await import(dist('src/scim/entities/scim-user.entity.js'));
+const { ScimUserEmailEntity } = await import(dist('src/scim/entities/scim-user-email.entity.js'));
+const { userEmailRows } = await import(dist('src/scim/user-email-rows.js'));
 const pg = (await import('pg')).default;
 
 // ---- database ----------------------------------------------------------------------------------------------------
@@ -127,12 +130,17 @@ const epoch = Date.UTC(2026, 0, 1);
 await dataSource.transaction(async (manager) => {
   for (let start = 0; start < userCount; start += BATCH) {
     const batch = [];
+    const emails = [];
     for (let index = start; index < Math.min(start + BATCH, userCount); index++) {
       const user = makeUser(index, new Date(epoch + index * 1000));
       userNames.push(user.userName);
       batch.push(user);
+      // The e-mail filters read scim_user_emails, which the repository writes with every user.
+      for (const row of userEmailRows(user.attributes))
+        emails.push(Object.assign(new ScimUserEmailEntity(), { userId: user.id, ...row }));
     }
     await manager.getRepository(ScimUserEntity).insert(batch);
+    await manager.getRepository(ScimUserEmailEntity).insert(emails);
   }
 });
 if (dialect === 'postgres') await dataSource.query('ANALYZE scim_users');

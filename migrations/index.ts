@@ -11,6 +11,8 @@ import { ApiKeyDomains1763780000650 } from './1763780000650-ApiKeyDomains.js';
 import { WebhookSignatures1763780000660 } from './1763780000660-WebhookSignatures.js';
 import { ScimGroups1763780000700 } from './1763780000700-ScimGroups.js';
 import { RecurrenceDates1763780000750 } from './1763780000750-RecurrenceDates.js';
+import { ScimUserEmails1763780000800 } from './1763780000800-ScimUserEmails.js';
+import { ScimUserCount1763780000900 } from './1763780000900-ScimUserCount.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -24,4 +26,6 @@ export const MIGRATIONS = [
   WebhookSignatures1763780000660,
   ScimGroups1763780000700,
   RecurrenceDates1763780000750,
+  ScimUserEmails1763780000800,
+  ScimUserCount1763780000900,
 ];

@@ -669,6 +669,28 @@ describe('SCIM users', () => {
       expect(page.Resources.map((user: { id: string }) => user.id)).toEqual(listed(users).slice(1, 3));
       const past = (await scim.get(`${pageFilter()}&startIndex=9&count=2`)).json();
       expect(past).toMatchObject({ totalResults: 5, startIndex: 9, itemsPerPage: 0, Resources: [] });
+      // The total of a short last page comes from the page itself; of a full one or one past the end, from a count.
+      for (const [startIndex, itemsPerPage] of [
+        [5, 1],
+        [4, 2],
+        [6, 0],
+        [1, 2],
+      ] as const) {
+        expect(
+          (await scim.get(`${pageFilter()}&startIndex=${String(startIndex)}&count=2`)).json(),
+        ).toMatchObject({
+          totalResults: 5,
+          itemsPerPage,
+        });
+      }
+      expect((await scim.get(`${pageFilter()}&count=5`)).json()).toMatchObject({
+        totalResults: 5,
+        itemsPerPage: 5,
+      });
+      expect((await scim.get(`${pageFilter()}&count=6`)).json()).toMatchObject({
+        totalResults: 5,
+        itemsPerPage: 5,
+      });
     });
 
     it('clamps startIndex below 1 and a negative count (RFC 7644 §3.4.2.4), and refuses non-integers', async () => {
@@ -752,6 +774,11 @@ describe('SCIM users', () => {
       expect(found.json().Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
       const notTrue = await scim.get(filterQuery(`emails[value eq "${email}" and not (primary eq true)]`));
       expect(notTrue.json().totalResults).toBe(1);
+      // The dotted form reads the absent primary as false too.
+      const dotted = await scim.get(filterQuery(`emails.value eq "${email}" and emails.primary eq false`));
+      expect(dotted.json().Resources.map((u: { id: string }) => u.id)).toEqual([user.id]);
+      const dottedTrue = await scim.get(filterQuery(`emails.value eq "${email}" and emails.primary eq true`));
+      expect(dottedTrue.json().totalResults).toBe(0);
       const patched = await scim.patch(
         `/Users/${user.id}`,
         patchBody({ op: 'replace', path: 'emails[primary eq false].display', value: 'Home' }),
@@ -822,6 +849,25 @@ describe('SCIM users', () => {
       });
       expectScimError(await scim.get('/Schemas/urn:nope'), 404);
       expect((await scim.get('/ResourceTypes/Group')).json().endpoint).toBe('/Groups');
+      // roles: /Schemas declares exactly the members a returned role can have (RFC 7643's and the interface's),
+      // whichever form the client sent; type and primary only when sent.
+      const declared = user.attributes
+        .find((attribute: { name: string }) => attribute.name === 'roles')
+        .subAttributes.map((sub: { name: string }) => sub.name)
+        .sort();
+      const withRoles = await createUser({
+        roles: [
+          { value: 'a', display: 'A', type: 't', primary: true },
+          { Id: 'b', DisplayName: 'B' },
+        ],
+      });
+      const returned = (await scim.get(`/Users/${withRoles.id}`)).json().roles as Array<
+        Record<string, unknown>
+      >;
+      expect(returned).toHaveLength(2);
+      for (const role of returned) expect(declared).toEqual(expect.arrayContaining(Object.keys(role)));
+      expect(Object.keys(returned[0] ?? {}).sort()).toEqual(declared);
+      expect(returned[1]).toMatchObject({ Id: 'b', value: 'b', DisplayName: 'B', display: 'B' });
       expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
     });
 

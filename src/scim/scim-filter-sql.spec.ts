@@ -67,17 +67,60 @@ describe('filterToSql', () => {
   });
 
   it('turns value filters and multi-valued comparisons into EXISTS over the elements, after a text prefilter on SQLite', () => {
-    const entra = sql('emails[type eq "work"].value eq "x@y.example"');
-    expect(entra.sql).toMatch(
-      /^\(LOWER\("u"\."attributes"\) LIKE LOWER\(:scimf\d\) ESCAPE '\\' AND EXISTS \(SELECT 1 FROM json_each\("u"\."attributes", '\$\."emails"'\)/,
+    const phone = sql('phoneNumbers[type eq "work"].value eq "+1 555 0100"');
+    expect(phone.sql).toMatch(
+      /^\(LOWER\("u"\."attributes"\) LIKE LOWER\(:scimf\d\) ESCAPE '\\' AND EXISTS \(SELECT 1 FROM json_each\("u"\."attributes", '\$\."phoneNumbers"'\)/,
     );
     // The longest literal the match needs is the one the prefilter looks for.
-    expect(Object.values(entra.parameters)).toContain('%x@y.example%');
-    expect(sql('emails co "x"', 'postgres').sql).toMatch(/^EXISTS \(SELECT 1 FROM jsonb_array_elements\(/);
+    expect(Object.values(phone.parameters)).toContain('%+1 555 0100%');
+    expect(sql('phoneNumbers co "x"', 'postgres').sql).toMatch(
+      /^EXISTS \(SELECT 1 FROM jsonb_array_elements\(/,
+    );
     // No prefilter where a match needs no particular text, or where JSON would escape the text.
-    expect(sql('emails ne "x"').sql).not.toContain('LIKE LOWER');
-    expect(sql('emails[type eq "work" or value pr]').sql).toMatch(/^EXISTS/);
-    expect(sql('emails co "a\\"b"').sql).toMatch(/^EXISTS/);
+    expect(sql('phoneNumbers ne "x"').sql).not.toContain('LIKE LOWER');
+    expect(sql('phoneNumbers[type eq "work" or value pr]').sql).toMatch(/^EXISTS/);
+    expect(sql('phoneNumbers co "a\\"b"').sql).toMatch(/^EXISTS/);
+  });
+
+  it('answers e-mail filters on value, type and primary from scim_user_emails, eq through the indexed key', () => {
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const entra = sql('emails[type eq "Work"].value eq "X@Y.example"', dialect);
+      expect(entra.sql).toMatch(
+        /^\("u"\."id" IN \(SELECT scim_el0\."user_id" FROM "scim_user_emails" scim_el0 WHERE /,
+      );
+      expect(entra.sql).toContain('scim_el0."value_key" = :scimf');
+      expect(entra.sql).not.toContain('attributes');
+      // Both sides lower-cased as the evaluator folds them (String.prototype.toLowerCase).
+      expect(Object.values(entra.parameters)).toEqual(expect.arrayContaining(['work', 'x@y.example']));
+      expect(sql('emails.value eq "a"', dialect).sql).toContain('"value_key"');
+      expect(sql('emails eq "a"', dialect).sql).toContain('"value_key"');
+      const co = sql('emails co "A%"', dialect);
+      expect(co.sql).toContain(`scim_el0."value" LIKE :scimf0 ESCAPE '\\'`);
+      expect(co.parameters).toEqual({ scimf0: '%a\\%%' });
+      expect(sql('emails[primary eq false]', dialect).sql).toContain('COALESCE(scim_el0."is_primary"');
+    }
+    expect(sql('emails[primary eq true]', 'postgres').sql).toContain('= TRUE');
+    // display is not in the table: such a filter reads the document.
+    expect(sql('emails[display eq "x"]').sql).toContain('json_each');
+    expect(sql('emails pr').sql).toContain('json_each');
+  });
+
+  it('probes type/primary-only e-mail conditions per user in SQLite page queries, and keeps IN elsewhere', () => {
+    const page = (text: string, dialect: SqlDialect = 'sqlite') =>
+      filterToSql(resolveFilter(parseFilter(text)), { dialect, alias: 'u', page: true }).sql;
+    expect(page('emails.primary eq false')).toMatch(
+      /^EXISTS \(SELECT 1 FROM "scim_user_emails" scim_el0 WHERE scim_el0\."user_id" = "u"\."id" AND /,
+    );
+    expect(page('emails[type eq "work"]')).toMatch(/^EXISTS \(SELECT 1 FROM "scim_user_emails"/);
+    expect(page('emails[type eq "work"].value eq "a"')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(page('emails co "a"')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(page('emails[type eq "work"]', 'postgres')).toMatch(/^\("u"\."id" IN \(SELECT/);
+    expect(sql('emails[type eq "work"]').sql).toMatch(/^\("u"\."id" IN \(SELECT/);
+  });
+
+  it('reads an absent primary as false in the dotted form too', () => {
+    expect(sql('emails.primary eq false').sql).toContain('COALESCE(scim_el0."is_primary", 0)');
+    expect(sql('phoneNumbers.primary eq false', 'postgres').sql).toContain('COALESCE(');
   });
 
   it('compares booleans as stored by each database', () => {

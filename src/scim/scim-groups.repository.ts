@@ -5,6 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
+import { inTransaction } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
@@ -93,7 +94,7 @@ export class ScimGroupsRepository {
   }
 
   async insert(group: ScimGroupEntity, memberIds: readonly string[]): Promise<void> {
-    await this.groups.manager.transaction(async (manager) => {
+    await inTransaction(this.groups.manager.connection, async (manager) => {
       await manager.insert(ScimGroupEntity, group);
       await this.insertMembers(manager, group.id, memberIds);
     });
@@ -140,7 +141,7 @@ export class ScimGroupsRepository {
   ): Promise<'unchanged' | 'changed' | 'conflict'> {
     class Conflict extends Error {}
     try {
-      return await this.groups.manager.transaction(async (manager) => {
+      return await inTransaction(this.groups.manager.connection, async (manager) => {
         let changed = Object.keys(changes).length > 0;
         if (plan.resetMembers) {
           const current = await manager.find(ScimGroupMemberEntity, {
@@ -190,7 +191,7 @@ export class ScimGroupsRepository {
   async delete(id: string, expectedVersion?: number): Promise<boolean> {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
-    return this.groups.manager.transaction(async (manager) => {
+    return inTransaction(this.groups.manager.connection, async (manager) => {
       const result = await manager.delete(
         ScimGroupEntity,
         expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },

@@ -7,6 +7,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { registerEntities } from '../database/entity-registry.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
+import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
+import { ScimUserStatsEntity } from './entities/scim-user-stats.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { ScimDiscoveryController } from './scim-discovery.controller.js';
 import {
@@ -27,7 +29,15 @@ type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdap
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature(registerEntities([ScimUserEntity, ScimGroupEntity, ScimGroupMemberEntity])),
+    TypeOrmModule.forFeature(
+      registerEntities([
+        ScimUserEntity,
+        ScimUserEmailEntity,
+        ScimUserStatsEntity,
+        ScimGroupEntity,
+        ScimGroupMemberEntity,
+      ]),
+    ),
   ],
   controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController],
   providers: [ScimUsersService, ScimUsersRepository, ScimGroupsService, ScimGroupsRepository],

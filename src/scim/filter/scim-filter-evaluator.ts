@@ -182,8 +182,21 @@ function evaluate(filter: ScimFilter, resource: PlainObject, scope: ScimFilterSc
         values = values.flatMap((item) => (isPlainObject(item) ? flatten(readProperty(item, 'value')) : []));
         leaf = valueSub;
       }
-      // RFC 7643 §2.4: inside an element (`emails[primary eq false]`), an absent `primary` means false. The dotted
-      // form `emails.primary` keeps comparing the values present, as the SQL translation does.
+      // RFC 7643 §2.4: an absent `primary` means false, inside an element (`emails[primary eq false]`) and in the
+      // dotted form (`emails.primary eq false`: some element's primary, false where the element has none). A user
+      // without elements still has no value at all.
+      if (
+        filter.value !== null &&
+        filter.path.subAttribute !== undefined &&
+        located.attribute?.multiValued === true &&
+        isPrimaryFlag(leaf)
+      ) {
+        const { subAttribute: _sub, ...container } = filter.path;
+        const elements = locate(resource, scope, container).values.filter(isPlainObject);
+        if (elements.length > 0) {
+          values = elements.map((element) => readProperty(element, leaf?.name ?? 'primary') ?? false);
+        }
+      }
       const absentIsFalse =
         values.length === 0 &&
         filter.value !== null &&

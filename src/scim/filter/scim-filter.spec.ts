@@ -511,6 +511,29 @@ describe('matchesFilter', () => {
     );
   });
 
+  it('reads an absent primary as false in the dotted form as in the bracket form (RFC 7643 §2.4)', () => {
+    const only = (emails: unknown[]) => ({ userName: 'u', emails });
+    const cases: Array<[string, unknown[], boolean]> = [
+      ['emails.primary eq false', [{ value: 'a', primary: true }, { value: 'b' }], true],
+      ['emails[primary eq false]', [{ value: 'a', primary: true }, { value: 'b' }], true],
+      ['emails.primary eq false', [{ value: 'a', primary: true }], false],
+      ['emails.primary eq true', [{ value: 'b' }], false],
+      ['emails.primary ne true', [{ value: 'b' }], true],
+      ['emails.primary ne false', [{ value: 'b' }], false],
+      // No element, no value: only ne matches, as for any other missing value.
+      ['emails.primary eq false', [], false],
+      ['emails.primary ne false', [], true],
+      ['emails.primary eq null', [{ value: 'b' }], true],
+    ];
+    for (const [text, emails, expected] of cases) {
+      expect({ text, emails, matches: matchesFilter(parseFilter(text), only(emails)) }).toEqual({
+        text,
+        emails,
+        matches: expected,
+      });
+    }
+  });
+
   it('compares numbers numerically and never matches across types', () => {
     const resource = { count: 10, label: '10' };
     expect(matchesFilter(parseFilter('count gt 9'), resource)).toBe(true);
