@@ -284,7 +284,7 @@ console.log(
 console.log(`mapping only (importCalendar): first ${fmt(mapFirst)}, median of 20 ${fmt(median(mapTimes))}`);
 console.log(
   `in process, median of 10: mapping + DTO validation ${fmt(median(validateTimes))}, ` +
-    `SchedulesService.create (engine check, TypeORM save of ${items.length + 100 + exceptions} rows) ${fmt(median(createTimes))}`,
+    `SchedulesService.create (engine check, multi-row INSERTs of ${items.length + 100 + exceptions} rows) ${fmt(median(createTimes))}`,
 );
 console.log(
   `POST /api/v1/Schedule/import: first ${fmt(first.ms)}; then ${REQUESTS} requests median ${fmt(median(times))}, ` +
