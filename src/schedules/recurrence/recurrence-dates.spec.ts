@@ -120,6 +120,18 @@ describe('RDATE', () => {
     ]);
   });
 
+  it('with no RRULE, Duration gives every occurrence its length in nominal days across DST', () => {
+    const series = compileSeries({
+      Start: '2026-03-28T00:00:00',
+      End: '2026-03-29T00:00:00',
+      StartTimeZone: 'Europe/Berlin',
+      Recurrence: { RecurrenceType: 'None', Duration: 'P1D', RecurrenceDates: ['2026-03-29T00:00:00'] },
+    });
+    // Berlin springs forward on 2026-03-29: that local day is 23 hours long.
+    const lengths = series.occurrencesIn(WIDE_START, WIDE_END, 10).map((o) => (o.end - o.start) / 3_600_000);
+    expect(lengths).toEqual([24, 23]);
+  });
+
   it('can be moved or cancelled by an exception like any occurrence', () => {
     const series = compileSeries(
       dailyTen({

@@ -237,12 +237,15 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
 
   if (!recurrence || (patternText === undefined && (type === undefined || type === 'NONE'))) {
     if (start === undefined) throw new RecurrenceError('Start', 'is required');
+    // DTSTART plus RDATEs is a recurrence set like any other: its Duration and Offset apply to every start. A
+    // single occurrence keeps the behaviour it always had (End − Start, no Offset).
+    const isSet = recurrenceDates.length > 0;
     return new SeriesImpl(
       zone,
       undefined,
       start,
-      ZERO_DURATION,
-      itemDuration,
+      (isSet && parseDurationField(recurrence?.Offset, 'Recurrence.Offset', true)) || ZERO_DURATION,
+      (isSet && parseDurationField(recurrence?.Duration, 'Recurrence.Duration', false)) || itemDuration,
       exceptions,
       recurrenceDates,
       exceptionDates,
