@@ -199,7 +199,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     ]);
   });
 
-  it('gives an all-day DTSTART + RDATE event a one-instance rule, so its days stay whole across DST', () => {
+  it('gives an all-day DTSTART + RDATE event its Duration, so its days stay whole across DST', () => {
     const [item] = items(
       ics(
         'X-WR-TIMEZONE:Europe/Berlin',
@@ -207,9 +207,6 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
       ),
     );
     expect(item.Recurrence).toEqual({
-      Pattern: 'FREQ=DAILY;COUNT=1',
-      RecurrenceType: 'Daily',
-      Interval: '1',
       Duration: 'P1D',
       RecurrenceDates: ['2026-03-29T00:00:00+01:00'],
     });

@@ -411,14 +411,6 @@ class CalendarImport {
     if (exceptions.length > 0) recurrence.Exceptions = exceptions;
     const recurs = rrule !== undefined || recurrenceDates.length > 0;
     if (recurs && timing.durationText !== undefined) recurrence.Duration = timing.durationText;
-    if (rrule === undefined && recurrenceDates.length > 0 && /[DW]/i.test(timing.durationText ?? '')) {
-      // The engine applies Recurrence.Duration only to series with a rule (a recurrence of DTSTART and RDATEs
-      // lasts End − Start exactly), so whole days would become 23 or 25 hours across DST. A rule that yields
-      // DTSTART alone keeps the same set (§3.8.5.3: DTSTART + RDATEs) and makes the days nominal.
-      recurrence.Pattern = 'FREQ=DAILY;COUNT=1';
-      recurrence.RecurrenceType = 'Daily';
-      recurrence.Interval = '1';
-    }
     const wall = timing.start.wallMs;
     if (recurs && timing.start.kind !== 'utc' && zoneRules(zone).wallOf(timing.startInstant) !== wall) {
       // DTSTART in a DST gap: the rule keeps its clock reading for the other occurrences (RFC 5545 §3.3.10).
