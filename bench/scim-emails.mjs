@@ -4,7 +4,7 @@
 //   Entra:  emails[type eq "work"].value eq "<existing address, random letter case>"
 //   eq:     emails.value eq "…", emails eq "…"
 //   co:     emails co "<4 digits>." (~10 matches), emails co "<2 characters>" (too short for trigrams)
-//   page:   GET /Users?count=1 (no filter; the exact totalResults is part of the answer)
+//   page:   GET /Users?count=1 at the first, middle and last position (no filter; exact totalResults included)
 // The users are inserted straight into scim_users and their rows into scim_user_emails (userEmailRows, as the
 // repository writes them; the user count in scim_user_stats follows by trigger); the create endpoint would take
 // minutes and is not what is measured. It prints the query plans (EXPLAIN QUERY PLAN / EXPLAIN ANALYZE) of the
@@ -250,6 +250,17 @@ await measure('GET /Users?count=1', GOAL_PAGE_MS, runs, async () => {
   if (body.totalResults !== userCount || body.Resources.length !== 1) throw new Error('count=1');
   return { ms, totalResults: body.totalResults };
 });
+// "Any page among 100,000 users": count=1 in the middle and at the very end (the OFFSET walk of the index).
+for (const [label, startIndex] of [
+  ['GET /Users?startIndex=<middle>&count=1', Math.floor(userCount / 2)],
+  ['GET /Users?startIndex=<last>&count=1', userCount],
+]) {
+  await measure(label, GOAL_PAGE_MS, Math.min(runs, 50), async () => {
+    const { ms, body } = await timed(`?startIndex=${startIndex}&count=1`);
+    if (body.totalResults !== userCount || body.Resources.length !== 1) throw new Error(label);
+    return { ms, totalResults: body.totalResults };
+  });
+}
 
 await app.close();
 if (args.keep) console.log(`kept the database: ${databaseUrl}`);

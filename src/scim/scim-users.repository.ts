@@ -43,6 +43,9 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
+/** From this offset on, a page of every user is read from its first key (see search). */
+const KEYSET_FROM_OFFSET = 1_000;
+
 @Injectable()
 export class ScimUsersRepository {
   constructor(@InjectRepository(ScimUserEntity) private readonly users: Repository<ScimUserEntity>) {}
@@ -194,7 +197,21 @@ export class ScimUsersRepository {
         )
         .addOrderBy(`${ALIAS}.id`, direction);
     }
-    const users = await builder.offset(offset).limit(limit).getMany();
+    let users: ScimUserEntity[];
+    if (filter === undefined && sort === undefined && offset >= KEYSET_FROM_OFFSET) {
+      // A deep page of every user: its first key comes from a subquery the (created_at, id) index answers alone,
+      // and the page is read from that key. OFFSET over full rows reads (on PostgreSQL, fetches from the heap)
+      // every row it skips: 11–24 ms at 50,000–100,000 on PostgreSQL (bench/scim-emails.mjs). One statement, so
+      // the key is compared as stored (no round trip through a JS Date).
+      const firstKey =
+        'SELECT created_at, id FROM scim_users ORDER BY created_at, id LIMIT 1 OFFSET :keysetOffset';
+      users = await builder
+        .where(`(${ALIAS}.createdAt, ${ALIAS}.id) >= (${firstKey})`, { keysetOffset: offset })
+        .limit(limit)
+        .getMany();
+    } else {
+      users = await builder.offset(offset).limit(limit).getMany();
+    }
     if (users.length > 0 && users.length < limit) return { totalResults: offset + users.length, users };
     if (users.length === 0 && offset === 0) return { totalResults: 0, users };
     return { totalResults: await count(), users };
