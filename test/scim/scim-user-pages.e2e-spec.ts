@@ -1,6 +1,7 @@
 // Deep pages of GET /Users (no filter, no sort) are read from their first key (created_at, id), found by an
-// index-only subquery, instead of OFFSET over full rows: the pages must be exactly those of the plain OFFSET query,
-// around and beyond the offset where that path starts (1,000), with ties on created_at broken by id.
+// index-only subquery walked from the nearer end, instead of OFFSET over full rows: the pages must be exactly those
+// of the plain OFFSET query around the offset where that path starts (1,000), around the middle where it turns to
+// walking from the end, and past the end, with ties on created_at broken by id.
 // SQLite and PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -8,7 +9,7 @@ import { ScimUserEntity } from '../../src/scim/entities/scim-user.entity.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { scimClient } from './scim-client.js';
 
-const USERS = 1_500;
+const USERS = 2_500;
 
 describe('deep pages of GET /Users', () => {
   let t: TestApp;
@@ -50,11 +51,15 @@ describe('deep pages of GET /Users', () => {
     [1_000, 1],
     [1_001, 1],
     [1_002, 7],
-    [1_250, 100],
-    [1_499, 3],
-    [1_500, 1],
-    [1_501, 10],
-    [1_600, 1],
+    [1_249, 3],
+    [1_250, 1],
+    [1_251, 2],
+    [1_252, 100],
+    [2_000, 100],
+    [2_499, 3],
+    [2_500, 1],
+    [2_501, 10],
+    [2_600, 1],
   ])('startIndex=%i&count=%i lists what OFFSET lists, with the exact total', async (startIndex, count) => {
     const response = await scimClient(t).get(
       `/Users?startIndex=${String(startIndex)}&count=${String(count)}`,
