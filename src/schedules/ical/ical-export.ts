@@ -23,9 +23,9 @@ import {
   dayMatches,
 } from '../recurrence/expansion-rule.js';
 import { acquireCursor, releaseCursor } from '../recurrence/rule-cursor.js';
-import { compileSeries } from '../recurrence/series-compiler.js';
+import { compileSeries, momentOf } from '../recurrence/series-compiler.js';
 import type { ScheduleItemInput } from '../recurrence/series-compiler.js';
-import { type ParsedDateTime, parseDateTime } from '../recurrence/iso-date-time.js';
+import { parseDateTime } from '../recurrence/iso-date-time.js';
 import { type IsoDuration, ZERO_DURATION, addDuration, parseDuration } from '../recurrence/iso-duration.js';
 import {
   type Frequency,
@@ -144,18 +144,6 @@ const SUB_DAILY: ReadonlySet<Frequency> = new Set(['SECONDLY', 'MINUTELY', 'HOUR
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** An instant from API text (an instant, a wall time in the zone, or a date meaning the end of that local day). */
-function momentOf(parsed: ParsedDateTime, zone: ZoneRules): number {
-  switch (parsed.kind) {
-    case 'instant':
-      return parsed.ms;
-    case 'wall':
-      return zone.instantOf(parsed.ms);
-    case 'date':
-      return zone.earliestInstantFrom((parsed.days + 1) * MS_PER_DAY) - 1;
-  }
 }
 
 function momentOfText(value: unknown, zone: ZoneRules): number | undefined {

@@ -77,7 +77,8 @@ function parseMoment(value: unknown, field: string, zone: ZoneRules): number | u
   return momentOf(parsed, zone);
 }
 
-function momentOf(parsed: ParsedDateTime, zone: ZoneRules): number {
+/** An instant from API text: an instant, a wall time in the zone, or a date meaning the end of that local day. */
+export function momentOf(parsed: ParsedDateTime, zone: ZoneRules): number {
   switch (parsed.kind) {
     case 'instant':
       return parsed.ms;
