@@ -22,7 +22,11 @@ export class ScimGroups1763780000700 implements MigrationInterface {
           { name: 'last_modified', ...t.instant },
         ],
         indices: [
-          new TableIndex({ name: 'IX_scim_groups_display_name_lower', columnNames: ['display_name_lower'] }),
+          new TableIndex({
+            name: 'UQ_scim_groups_display_name_lower',
+            columnNames: ['display_name_lower'],
+            isUnique: true,
+          }),
           new TableIndex({ name: 'IX_scim_groups_external_id', columnNames: ['external_id'] }),
           new TableIndex({ name: 'IX_scim_groups_created_at_id', columnNames: ['created_at', 'id'] }),
         ],

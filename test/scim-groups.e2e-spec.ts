@@ -239,6 +239,44 @@ describe('SCIM groups', () => {
     expect(await memberIds(group.id)).toEqual([user.id]);
   });
 
+  it('keeps displayName unique in any letter case (Entra matches groups by it): 409 uniqueness', async () => {
+    const name = `Unique ${String(Date.now())}`;
+    const first = await createGroup({ displayName: name });
+    expectScimError(
+      await scim.post('/Groups', { schemas: [CORE_GROUP], displayName: name.toUpperCase() }),
+      409,
+      'uniqueness',
+    );
+    // Re-sending a group's own name (Okta re-PUTs it on every membership change) or changing its case is no conflict.
+    const put = await scim.put(`/Groups/${first.id}`, {
+      schemas: [CORE_GROUP],
+      displayName: name,
+      members: [],
+    });
+    expect(put.statusCode).toBe(200);
+    const recased = await scim.patch(`/Groups/${first.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: name.toLowerCase() }],
+    });
+    expect(recased.statusCode).toBe(204);
+    const second = await createGroup({ displayName: `${name} (2)` });
+    expectScimError(
+      await scim.patch(`/Groups/${second.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: name }],
+      }),
+      409,
+      'uniqueness',
+    );
+    expectScimError(
+      await scim.put(`/Groups/${second.id}`, { schemas: [CORE_GROUP], displayName: name.toUpperCase() }),
+      409,
+      'uniqueness',
+    );
+    expect((await getGroup(second.id)).displayName).toBe(`${name} (2)`);
+    expect((await listGroups(`displayName eq "${name}"`)).totalResults).toBe(1);
+  });
+
   it('refuses unknown member ids with 400 invalidValue naming them, and writes nothing', async () => {
     const user = await createUser();
     const missing = '00000000-0000-4000-8000-000000000001';

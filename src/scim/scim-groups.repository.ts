@@ -11,7 +11,8 @@ import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
 import type { GroupPatchPlan } from './patch/group-patch.js';
 import type { SqlDialect } from './scim-filter-sql.js';
-import { ScimUsersRepository } from './scim-users.repository.js';
+import { isUniqueViolation, ScimUsersRepository } from './scim-users.repository.js';
+import { ScimError } from './scim.errors.js';
 
 const ALIAS = 'scim_group';
 /** Rows per statement: 2 parameters each, far below SQLite's 32,766 and PostgreSQL's 65,535. */
@@ -93,11 +94,17 @@ export class ScimGroupsRepository {
     return candidates.filter((id) => !found.has(id));
   }
 
+  /** Throws ScimError.groupUniqueness when another group has the displayName in any letter case. */
   async insert(group: ScimGroupEntity, memberIds: readonly string[]): Promise<void> {
-    await inTransaction(this.groups.manager.connection, async (manager) => {
-      await manager.insert(ScimGroupEntity, group);
-      await this.insertMembers(manager, group.id, memberIds);
-    });
+    try {
+      await inTransaction(this.groups.manager.connection, async (manager) => {
+        await manager.insert(ScimGroupEntity, group);
+        await this.insertMembers(manager, group.id, memberIds);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ScimError.groupUniqueness(group.displayName);
+      throw error;
+    }
   }
 
   private async insertMembers(
@@ -184,6 +191,9 @@ export class ScimGroupsRepository {
       });
     } catch (error) {
       if (error instanceof Conflict) return 'conflict';
+      if (isUniqueViolation(error) && changes.displayName !== undefined) {
+        throw ScimError.groupUniqueness(changes.displayName);
+      }
       throw error;
     }
   }

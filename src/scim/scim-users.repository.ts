@@ -36,8 +36,8 @@ export type UserChanges = Pick<
   'userName' | 'userNameLower' | 'externalId' | 'attributes' | 'lastModified'
 >;
 
-/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): the only one is userName's. */
-function isUniqueViolation(error: unknown): boolean {
+/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): userName's, or a group's displayName. */
+export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const code = (error.driverError as { code?: unknown } | undefined)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';

@@ -73,6 +73,14 @@ export class ScimError extends ApiError<ScimErrorCode> {
     );
   }
 
+  static groupUniqueness(displayName: string): ScimError {
+    return new ScimError(
+      ScimErrorCode.Uniqueness,
+      `A group with the displayName "${displayName}" already exists (displayName is compared case-insensitively).`,
+      409,
+    );
+  }
+
   static preconditionFailed(current: string): ScimError {
     return new ScimError(
       ScimErrorCode.PreconditionFailed,

@@ -4,7 +4,7 @@ import { ScimUserEntity } from './scim-user.entity.js';
 
 /**
  * A SCIM Group (RFC 7643 §4.2). `display_name_lower` serves the case-insensitive `displayName eq` filter Entra and
- * Okta send before creating a group; members live in scim_group_members.
+ * Okta send before creating a group and keeps displayName unique (Entra matches groups by it); members live in scim_group_members.
  */
 @Entity({ name: 'scim_groups' })
 @Index('IX_scim_groups_created_at_id', ['createdAt', 'id'])
@@ -15,7 +15,7 @@ export class ScimGroupEntity {
   @Column({ name: 'display_name', type: 'varchar', length: 256 })
   displayName!: string;
 
-  @Index('IX_scim_groups_display_name_lower')
+  @Index('UQ_scim_groups_display_name_lower', { unique: true })
   @Column({ name: 'display_name_lower', type: 'varchar', length: 256 })
   displayNameLower!: string;
 

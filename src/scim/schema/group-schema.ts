@@ -10,7 +10,11 @@ export const GROUP_SCHEMA: ScimSchemaDefinition = {
   name: 'Group',
   description: 'Group',
   attributes: [
-    attribute('displayName', 'A human-readable name for the Group. REQUIRED.', { required: true }),
+    // Unique (case-insensitively) as Microsoft Entra ID requires to match groups; RFC 7643 does not.
+    attribute('displayName', 'A human-readable name for the Group. REQUIRED.', {
+      required: true,
+      uniqueness: 'server',
+    }),
     attribute('members', 'A list of members of the Group (Users of this service).', {
       type: 'complex',
       multiValued: true,
