@@ -3,39 +3,22 @@
 //   read from the same compiled plan the validation pipe runs (webhook bodies allow unknown properties: not false);
 // - an example of its own code on every error answer (the envelope's Code, or SCIM's status/scimType).
 import type { INestApplication } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import { ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { compileDtoCached, type DtoClass } from '../validation/compile-dto.js';
-import { NOT_DTOS } from '../validation/validation.pipe.js';
+import { compileDtoCached } from '../validation/compile-dto.js';
+import { routeDtos } from '../validation/precompile-route-dtos.js';
 
 type Json = Record<string, unknown>;
 
 /** Class name → whether unknown properties are allowed, for every body DTO and every DTO nested in one. */
 export function bodyDtoStrictness(app: INestApplication): Map<string, boolean> {
   const allow = new Map<string, boolean>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const prototype = (wrapper.metatype as { prototype?: object } | undefined)?.prototype;
-      if (!prototype) continue;
-      for (const method of Object.getOwnPropertyNames(prototype)) {
-        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, prototype.constructor, method) as
-          Record<string, { index: number }> | undefined;
-        if (!args) continue;
-        const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
-        for (const [key, { index }] of Object.entries(args)) {
-          if (Number(key.split(':')[0]) !== (RouteParamtypes.BODY as number)) continue;
-          const type = types[index];
-          if (typeof type !== 'function' || NOT_DTOS.has(type)) continue;
-          const schema = compileDtoCached(type as DtoClass, { source: 'body' }).jsonSchema;
-          allow.set(type.name, schema.additionalProperties === true);
-          const definitions = (schema.definitions ?? {}) as Record<string, Json>;
-          for (const [name, def] of Object.entries(definitions)) {
-            if (!allow.has(name)) allow.set(name, def.additionalProperties === true);
-          }
-        }
-      }
+  for (const { type, source } of routeDtos(app)) {
+    if (source !== 'body') continue;
+    const schema = compileDtoCached(type, { source }).jsonSchema;
+    allow.set(type.name, schema.additionalProperties === true);
+    const definitions = (schema.definitions ?? {}) as Record<string, Json>;
+    for (const [name, def] of Object.entries(definitions)) {
+      if (!allow.has(name)) allow.set(name, def.additionalProperties === true);
     }
   }
   return allow;

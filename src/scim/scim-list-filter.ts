@@ -47,8 +47,14 @@ function depthOf(filter: ScimFilter): number {
   }
 }
 
-/** A list request's `filter`, parsed, checked against the attribute table and bounded. */
-export function parseListFilter(text: string): ScimFilter {
+/**
+ * A list request's `filter`, parsed, bounded and passed through `resolve` (by default the User attribute table's
+ * check; Groups check their few attributes while translating).
+ */
+export function parseListFilter(
+  text: string,
+  resolve: (filter: ScimFilter) => ScimFilter = resolveFilter,
+): ScimFilter {
   const tooComplex = (detail: string): ScimError => ScimError.badRequest(ScimErrorCode.InvalidFilter, detail);
   if (text.length > MAX_FILTER_LENGTH) {
     throw tooComplex(`The filter is longer than ${String(MAX_FILTER_LENGTH)} characters`);
@@ -56,7 +62,7 @@ export function parseListFilter(text: string): ScimFilter {
   if (text.includes('\u0000')) throw tooComplex('The filter contains a NUL character (U+0000)');
   let filter: ScimFilter;
   try {
-    filter = resolveFilter(parseFilter(text));
+    filter = resolve(parseFilter(text));
   } catch (error) {
     rethrowEngineError(error, ScimErrorCode.InvalidFilter);
   }

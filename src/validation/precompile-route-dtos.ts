@@ -4,13 +4,16 @@ import type { INestApplication } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
-import { compileDtoCached } from './compile-dto.js';
+import { compileDtoCached, type DtoClass } from './compile-dto.js';
 import { NOT_DTOS } from './validation.pipe.js';
 
-type DtoClass = new (...args: never[]) => unknown;
+export interface RouteDto {
+  readonly type: DtoClass;
+  readonly source: 'body' | 'query';
+}
 
-export function precompileRouteDtos(app: INestApplication): number {
-  let compiled = 0;
+/** Every `@Body()` and `@Query()` DTO class of every controller method (built-in types left out). */
+export function* routeDtos(app: INestApplication): Generator<RouteDto> {
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const prototype = (wrapper.metatype as { prototype?: object } | undefined)?.prototype;
@@ -25,12 +28,19 @@ export function precompileRouteDtos(app: INestApplication): number {
           const source =
             kind === RouteParamtypes.BODY ? 'body' : kind === RouteParamtypes.QUERY ? 'query' : undefined;
           const type = types[index];
-          if (source === undefined || NOT_DTOS.has(type)) continue;
-          compileDtoCached(type as DtoClass, { source });
-          compiled++;
+          if (source === undefined || typeof type !== 'function' || NOT_DTOS.has(type)) continue;
+          yield { type: type as DtoClass, source };
         }
       }
     }
+  }
+}
+
+export function precompileRouteDtos(app: INestApplication): number {
+  let compiled = 0;
+  for (const { type, source } of routeDtos(app)) {
+    compileDtoCached(type, { source });
+    compiled++;
   }
   return compiled;
 }
