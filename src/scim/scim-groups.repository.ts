@@ -261,21 +261,20 @@ export class ScimGroupsRepository {
     return rows;
   }
 
-  /** The groups the given users are direct members of (the Users' read-only `groups` attribute). */
+  /**
+   * The groups the given users are direct members of (the Users' read-only `groups` attribute), by display name.
+   * One statement with the ids as one array parameter (a page of 100 users): the query builder's `In(…)` expands
+   * 100 parameters and costs more to build than the query takes to run.
+   */
   async groupsOf(userIds: readonly string[]): Promise<GroupRow[]> {
-    const rows: GroupRow[] = [];
-    for (const chunk of chunks(userIds)) {
-      const raw = await this.members
-        .createQueryBuilder('m')
-        .innerJoin(ScimGroupEntity, 'g', 'g.id = m.group_id')
-        .select('m.group_id', 'groupId')
-        .addSelect('m.user_id', 'userId')
-        .addSelect('g.display_name', 'displayName')
-        .where({ userId: In(chunk) })
-        .orderBy('g.display_name', 'ASC')
-        .getRawMany<GroupRow>();
-      rows.push(...raw);
-    }
-    return rows;
+    if (userIds.length === 0) return [];
+    const select =
+      'SELECT m.group_id AS "groupId", m.user_id AS "userId", g.display_name AS "displayName" ' +
+      'FROM scim_group_members m JOIN scim_groups g ON g.id = m.group_id WHERE m.user_id ';
+    return this.dialect === 'postgres'
+      ? this.members.query(`${select}= ANY($1::uuid[]) ORDER BY g.display_name`, [userIds])
+      : this.members.query(`${select}IN (SELECT value FROM json_each(?)) ORDER BY g.display_name`, [
+          JSON.stringify(userIds),
+        ]);
   }
 }

@@ -155,8 +155,18 @@ function listOrNull<T, V>(items: readonly T[] | undefined, view: (item: T) => V)
   return items === undefined || items.length === 0 ? null : items.map(view);
 }
 
-export function toUserView(entity: Readonly<ScimUserEntity>, baseUrl: string): ScimUserView {
-  const user = toCanonicalUser(entity, baseUrl);
+/**
+ * The response form of a stored user, with its `groups` (RFC 7643 §4.1.2, read-only) right after `roles` when it
+ * has any. Built straight from the stored document, which it only reads: a page of 100 users renders without
+ * copying 100 documents, and every view keeps one property order (so the answer serializes on a fast path).
+ */
+export function toUserView(
+  entity: Readonly<ScimUserEntity>,
+  baseUrl: string,
+  groups?: readonly ScimUserGroupView[],
+): ScimUserView {
+  // `attributes` was written from a ScimUser produced by the PATCH engine or normalizeUserInput.
+  const user = entity.attributes as Readonly<ScimUser>;
   const view: ScimUserView = {
     schemas: schemasOf(entity.attributes),
     id: entity.id,
@@ -188,6 +198,7 @@ export function toUserView(entity: Readonly<ScimUserEntity>, baseUrl: string): S
       ...(typeof role.primary === 'boolean' ? { primary: role.primary } : {}),
     })),
   };
+  if (groups !== undefined && groups.length > 0) view.groups = [...groups];
   if (user.nickName !== undefined) view.nickName = user.nickName;
   if (user.title !== undefined) view.title = user.title;
   if (user.userType !== undefined) view.userType = user.userType;

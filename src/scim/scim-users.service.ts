@@ -112,34 +112,26 @@ export class ScimUsersService {
     private readonly groups: ScimGroupsRepository,
   ) {}
 
-  /** Fills the read-only `groups` attribute of the given users (one query for all of them). */
-  private async withGroups<T extends ScimUserView | ScimUserView[]>(views: T, baseUrl: string): Promise<T> {
-    const list: ScimUserView[] = Array.isArray(views) ? views : [views];
-    if (list.length === 0) return views;
-    const rows = await this.groups.groupsOf(list.map((view) => view.id));
+  /** The response form of stored users with their read-only `groups` (one query for all of them). */
+  private async views(entities: readonly ScimUserEntity[], baseUrl: string): Promise<ScimUserView[]> {
+    if (entities.length === 0) return [];
     const byUser = new Map<string, ScimUserGroupView[]>();
-    for (const row of rows) {
-      const groups = byUser.get(row.userId) ?? [];
+    for (const row of await this.groups.groupsOf(entities.map((entity) => entity.id))) {
+      let groups = byUser.get(row.userId);
+      if (groups === undefined) byUser.set(row.userId, (groups = []));
       groups.push({
         value: row.groupId,
         $ref: groupLocation(baseUrl, row.groupId),
         display: row.displayName,
         type: 'direct',
       });
-      byUser.set(row.userId, groups);
     }
-    for (const view of list) {
-      const groups = byUser.get(view.id);
-      if (groups !== undefined) {
-        // Keep the documented member order: groups right after roles.
-        const entries = Object.entries(view);
-        const at = entries.findIndex(([key]) => key === 'roles') + 1;
-        entries.splice(at, 0, ['groups', groups]);
-        for (const key of Object.keys(view)) Reflect.deleteProperty(view, key);
-        Object.assign(view, Object.fromEntries(entries));
-      }
-    }
-    return views;
+    return entities.map((entity) => toUserView(entity, baseUrl, byUser.get(entity.id)));
+  }
+
+  private async view(entity: ScimUserEntity, baseUrl: string): Promise<ScimUserView> {
+    const [view] = await this.views([entity], baseUrl);
+    return view;
   }
 
   async create(body: unknown, baseUrl: string): Promise<ScimUserView> {
@@ -161,7 +153,7 @@ export class ScimUsersService {
   }
 
   async get(id: string, baseUrl: string): Promise<ScimUserView> {
-    return this.withGroups(toUserView(await this.load(id), baseUrl), baseUrl);
+    return this.view(await this.load(id), baseUrl);
   }
 
   /** The current version of a user, for conditional GETs. */
@@ -183,10 +175,7 @@ export class ScimUsersService {
       totalResults: page.totalResults,
       startIndex: query.startIndex,
       itemsPerPage: page.users.length,
-      Resources: await this.withGroups(
-        page.users.map((user) => toUserView(user, baseUrl)),
-        baseUrl,
-      ),
+      Resources: await this.views(page.users, baseUrl),
     };
   }
 
@@ -296,18 +285,15 @@ export class ScimUsersService {
         parts.userName === current.userName &&
         parts.externalId === current.externalId &&
         jsonEqual(parts.attributes, current.attributes);
-      if (unchanged) return this.withGroups(toUserView(current, baseUrl), baseUrl);
+      if (unchanged) return this.view(current, baseUrl);
       const changes = {
         ...parts,
         userNameLower: parts.userName.toLowerCase(),
         lastModified: new Date(),
       };
       if (await this.repository.updateIfVersion(current.id, current.version, changes)) {
-        return this.withGroups(
-          toUserView(
-            Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
-            baseUrl,
-          ),
+        return this.view(
+          Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
           baseUrl,
         );
       }

@@ -2,11 +2,15 @@
 // index-only subquery walked from the nearer end, instead of OFFSET over full rows: the pages must be exactly those
 // of the plain OFFSET query around the offset where that path starts (1,000), around the middle where it turns to
 // walking from the end, and past the end, with ties on created_at broken by id.
-// SQLite and PostgreSQL.
+// On PostgreSQL the page's first key comes from the position directory once it is built and current, and never
+// from a stale one: after users are inserted in the middle of the order and others deleted, pages are still exactly
+// OFFSET's. SQLite and PostgreSQL.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ScimUserEntity } from '../../src/scim/entities/scim-user.entity.js';
+import { ScimUsersRepository } from '../../src/scim/scim-users.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { isPostgresRun } from '../support/test-database.js';
 import { scimClient } from './scim-client.js';
 
 const USERS = 2_500;
@@ -70,5 +74,73 @@ describe('deep pages of GET /Users', () => {
     expect((body.Resources ?? []).map((user) => user.id.toLowerCase())).toEqual(
       await expected(startIndex - 1, count),
     );
+  });
+
+  // Last: it changes the users.
+  it('reads deep pages from the PostgreSQL position directory once built, and never from a stale one', async () => {
+    const positions = t.app.get(ScimUsersRepository).positions;
+    if (!isPostgresRun()) {
+      expect(positions).toBeUndefined(); // SQLite walks the index (a build would block the event loop)
+      return;
+    }
+    if (positions === undefined) throw new Error('PostgreSQL runs keep a position directory');
+    const startOf = jest.spyOn(positions, 'startOf');
+    const usedDirectory = () => startOf.mock.results.at(-1)?.value !== undefined;
+    const pagesMatch = async (total: number) => {
+      for (const [startIndex, count] of [
+        [1_001, 1],
+        [1_250, 7],
+        [1_999, 3],
+        [2_001, 100],
+        [total, 1],
+      ]) {
+        const response = await scimClient(t).get(
+          `/Users?startIndex=${String(startIndex)}&count=${String(count)}`,
+        );
+        const body = response.json<{ totalResults: number; Resources?: Array<{ id: string }> }>();
+        expect({ startIndex, total: body.totalResults }).toEqual({ startIndex, total });
+        expect((body.Resources ?? []).map((user) => user.id.toLowerCase())).toEqual(
+          await expected(startIndex - 1, count),
+        );
+      }
+    };
+
+    await scimClient(t).get('/Users?startIndex=1500&count=1'); // finds no directory: starts building one
+    await positions.idle();
+    await pagesMatch(USERS);
+    expect(usedDirectory()).toBe(true);
+
+    // Three users sorted into the middle of the order, two deleted: every position after them moves.
+    const middle = new Date(Date.parse('2026-01-01T00:00:00Z') + 1_200 * 1_000);
+    await t.dataSource.getRepository(ScimUserEntity).insert(
+      [0, 1, 2].map((index) =>
+        Object.assign(new ScimUserEntity(), {
+          id: randomUUID(),
+          userName: `inserted.${String(index)}`,
+          userNameLower: `inserted.${String(index)}`,
+          externalId: null,
+          attributes: {},
+          version: 1,
+          createdAt: middle,
+          lastModified: middle,
+        }),
+      ),
+    );
+    for (const offset of [1_100, 1_800]) {
+      const [gone] = await expected(offset, 1);
+      expect((await scimClient(t).delete(`/Users/${gone}`)).statusCode).toBe(204);
+    }
+    const total = USERS + 3 - 2;
+    const before = startOf.mock.results.length;
+    await pagesMatch(total);
+    // The first deep page after the change found the directory stale (a rebuild may finish during the later ones).
+    expect(startOf.mock.results[before]?.type).toBe('return');
+    expect(startOf.mock.results[before]?.value).toBeUndefined();
+
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // one rebuild a second at most
+    await scimClient(t).get('/Users?startIndex=1500&count=1');
+    await positions.idle();
+    await pagesMatch(total);
+    expect(usedDirectory()).toBe(true);
   });
 });

@@ -13,4 +13,16 @@ export class ScimUserStatsEntity {
 
   @Column({ name: 'user_count', type: 'integer' })
   userCount!: number;
+
+  /**
+   * Bumped by every statement that inserts or deletes users: the only changes to the list order (created_at and id
+   * never change). A 64-bit counter, read as a decimal string on both engines.
+   */
+  @Column({
+    name: 'order_generation',
+    type: 'bigint',
+    default: 0,
+    transformer: { from: (value: unknown) => String(value), to: (value: unknown) => value },
+  })
+  orderGeneration!: string;
 }

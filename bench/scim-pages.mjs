@@ -1,0 +1,179 @@
+// SCIM list pages among 100,000 users (issue 15: "≤ 5 ms for any page among 100,000 users, both engines"), end to
+// end over HTTP to the real app (createApp from dist/, LOG_LEVEL=warn, rate limit off) on 127.0.0.1: sequential
+// keep-alive GETs (fetch, in the same process: a client in a worker thread measured slower on this 2-core host),
+// each timed from send to the answer's last byte, then parsed and checked: exact totalResults, the page's length,
+// and the first user of the page being the one at that position in (created, id) order.
+//   positions: startIndex 1, 1,001, the middle, and the last page; sizes: count=1 (Okta's step), 10 and 100.
+// The users are inserted straight into scim_users (Entra-shaped: name, displayName, two e-mails for a third of them,
+// the enterprise extension with a manager), 50 groups with each user a member of 0–2 of them (so every page renders
+// the read-only `groups` attribute); the user count in scim_user_stats follows by trigger.
+// SQLite by default (a temp file); PostgreSQL when DATABASE_URL=postgres://…/<db> (a scratch database next to it,
+// dropped afterwards). Run after `npm run build`:
+// `node bench/scim-pages.mjs [--users 100000] [--runs 60] [--dist dist]`.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
+
+const GOAL_PAGE_MS = 5;
+
+const { values: args } = parseArgs({
+  options: {
+    users: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '60' },
+    dist: { type: 'string', default: 'dist' },
+  },
+});
+const userCount = Number(args.users);
+const runs = Number(args.runs);
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (file) => path.join(path.resolve(root, args.dist), file);
+if (!existsSync(dist('src/create-app.js'))) {
+  console.error(`${dist('')} is missing: run \`npm run build\` first.`);
+  process.exit(1);
+}
+const { loadConfig } = await import(dist('src/config/config.js'));
+const { createApp } = await import(dist('src/create-app.js'));
+const { createRootLogger } = await import(dist('src/logging/logger.js'));
+const { ScimUserEntity } = await import(dist('src/scim/entities/scim-user.entity.js'));
+const { ScimGroupEntity, ScimGroupMemberEntity } = await import(
+  dist('src/scim/entities/scim-group.entity.js')
+);
+
+const scratch = await scratchDatabase('scim-pages');
+const apiKey = randomUUID();
+const config = loadConfig({
+  DATA_DIR: scratch.dataDir,
+  DATABASE_URL: scratch.databaseUrl,
+  API_KEYS: apiKey,
+  RATE_LIMIT: '0',
+  LOG_LEVEL: 'warn',
+  MODULES: 'users',
+});
+const { app, dataSource } = await createApp(config, createRootLogger('warn'));
+const dialect = config.database.type;
+
+// ---- seed ----------------------------------------------------------------------------------------------------------
+
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const epoch = Date.UTC(2026, 0, 1);
+const groups = Array.from({ length: 50 }, (_, index) =>
+  Object.assign(new ScimGroupEntity(), {
+    id: randomUUID(),
+    displayName: `Team ${index}`,
+    displayNameLower: `team ${index}`,
+    externalId: null,
+    version: 1,
+    createdAt: new Date(epoch),
+    lastModified: new Date(epoch),
+  }),
+);
+/** Every user's id in list order: created one second apart, so (created, id) order is index order. */
+const ids = [];
+const seedStart = performance.now();
+await dataSource.transaction(async (manager) => {
+  await manager.getRepository(ScimGroupEntity).insert(groups);
+  for (let start = 0; start < userCount; start += 500) {
+    const users = [];
+    const members = [];
+    for (let index = start; index < Math.min(start + 500, userCount); index++) {
+      const id = randomUUID();
+      ids.push(id);
+      const userName = `user${String(index).padStart(6, '0')}@example.com`;
+      users.push(
+        Object.assign(new ScimUserEntity(), {
+          id,
+          userName,
+          userNameLower: userName,
+          externalId: randomUUID(),
+          attributes: {
+            name: { givenName: `Given${index % 997}`, familyName: `Family${index % 1013}` },
+            displayName: `Given${index % 997} Family${index % 1013}`,
+            active: index % 10 !== 0,
+            emails: [
+              { type: 'work', value: userName, primary: true },
+              ...(index % 3 === 0 ? [{ type: 'home', value: `home${index}@mail.example.org` }] : []),
+            ],
+            title: 'Engineer',
+            [ENTERPRISE]: { department: `Dept ${index % 40}`, manager: { value: `m${index % 500}` } },
+          },
+          version: 1,
+          createdAt: new Date(epoch + index * 1000),
+          lastModified: new Date(epoch + index * 1000),
+        }),
+      );
+      for (let g = 0; g < index % 3; g++)
+        members.push({ groupId: groups[(index + g * 17) % 50].id, userId: id });
+    }
+    await manager.getRepository(ScimUserEntity).insert(users);
+    if (members.length > 0) await manager.getRepository(ScimGroupMemberEntity).insert(members);
+  }
+});
+await dataSource.query(dialect === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE');
+console.log(
+  `${dialect}: seeded ${userCount.toLocaleString('en')} users in 50 groups in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+);
+
+// ---- measure -------------------------------------------------------------------------------------------------------
+
+await app.listen(0, '127.0.0.1');
+const { port } = app.getHttpServer().address();
+const origin = `http://127.0.0.1:${port}/api/v1/scim`;
+
+async function page(startIndex, count) {
+  const started = performance.now();
+  const response = await fetch(`${origin}/Users?startIndex=${startIndex}&count=${count}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  const bytes = await response.arrayBuffer();
+  const ms = performance.now() - started;
+  const body = JSON.parse(new TextDecoder().decode(bytes));
+  const expected = Math.min(count, userCount - startIndex + 1);
+  if (
+    response.status !== 200 ||
+    body.totalResults !== userCount ||
+    body.Resources.length !== expected ||
+    body.Resources[0].id !== ids[startIndex - 1]
+  ) {
+    throw new Error(
+      `startIndex=${startIndex}&count=${count}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
+    );
+  }
+  return ms;
+}
+
+const results = [];
+for (const count of [1, 10, 100]) {
+  for (const [position, startIndex] of [
+    ['first', 1],
+    ['1,001st', 1_001],
+    ['middle', Math.floor(userCount / 2)],
+    ['last', userCount - count + 1],
+  ]) {
+    for (let i = 0; i < 5; i++) await page(startIndex, count); // warm-up (the first deep page builds the directory)
+    const samples = [];
+    for (let i = 0; i < runs; i++) samples.push(await page(startIndex, count));
+    results.push({ label: `count=${count}, ${position} page (startIndex=${startIndex})`, ...stats(samples) });
+  }
+}
+
+await app.close();
+await scratch.drop();
+
+// ---- report --------------------------------------------------------------------------------------------------------
+
+console.log(`\n${hostLine()}`);
+console.log(
+  `database: ${dialect}, ${userCount.toLocaleString('en')} users; sequential keep-alive HTTP GETs, ${runs} each`,
+);
+for (const r of results) {
+  const verdict = r.median <= GOAL_PAGE_MS ? 'met' : 'NOT met';
+  console.log(
+    `${r.label.padEnd(44)} median ${r.median.toFixed(2).padStart(6)} ms  p90 ${r.p90.toFixed(2).padStart(6)} ms  max ${r.max
+      .toFixed(2)
+      .padStart(7)} ms  goal ≤ ${GOAL_PAGE_MS} ms median: ${verdict}`,
+  );
+}

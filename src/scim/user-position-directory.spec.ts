@@ -1,0 +1,72 @@
+import { describe, expect, it } from '@jest/globals';
+import { DIRECTORY_STEP, UserPositionDirectory, type DirectoryRows } from './user-position-directory.js';
+
+const keys = (count: number) =>
+  Array.from({ length: Math.ceil(count / DIRECTORY_STEP) }, (_, index) => ({
+    created: `2026-01-01 00:00:${String(index).padStart(2, '0')}+00`,
+    id: `id-${String(index * DIRECTORY_STEP)}`,
+  }));
+
+function directory(rows: () => DirectoryRows) {
+  let clock = 0;
+  const loads: number[] = [];
+  const errors: unknown[] = [];
+  const positions = new UserPositionDirectory(
+    (step) => {
+      loads.push(step);
+      return Promise.resolve(rows());
+    },
+    (error) => errors.push(error),
+    () => clock,
+  );
+  return { positions, loads, errors, advance: (ms: number) => (clock += ms) };
+}
+
+describe('UserPositionDirectory', () => {
+  it('answers nothing until built, then the nearest key below the offset and how far past it the page starts', async () => {
+    const { positions, loads } = directory(() => ({ generation: '7', keys: keys(2_500) }));
+    expect(positions.startOf(1_500, '7')).toBeUndefined();
+    await positions.idle();
+    expect(loads).toEqual([DIRECTORY_STEP]);
+    expect(positions.startOf(0, '7')).toEqual({ key: keys(2_500)[0], skip: 0 });
+    expect(positions.startOf(999, '7')).toEqual({ key: keys(2_500)[0], skip: 999 });
+    expect(positions.startOf(1_000, '7')).toEqual({ key: keys(2_500)[1], skip: 0 });
+    expect(positions.startOf(2_499, '7')).toEqual({ key: keys(2_500)[2], skip: 499 });
+  });
+
+  it('is unused for any other generation, and rebuilt at most once per second, one build at a time', async () => {
+    let generation = '1';
+    const { positions, loads, advance } = directory(() => ({ generation, keys: keys(3_000) }));
+    positions.startOf(1_000, '1');
+    positions.startOf(1_000, '1'); // a build is running: no second one
+    await positions.idle();
+    expect(loads).toHaveLength(1);
+    generation = '2';
+    expect(positions.startOf(1_000, '2')).toBeUndefined(); // stale, and the last build started < 1 s ago
+    await positions.idle();
+    expect(loads).toHaveLength(1);
+    advance(1_000);
+    expect(positions.startOf(1_000, '2')).toBeUndefined();
+    await positions.idle();
+    expect(loads).toHaveLength(2);
+    expect(positions.startOf(1_000, '2')).toEqual({ key: keys(3_000)[1], skip: 0 });
+    expect(positions.startOf(1_000, '1')).toBeUndefined();
+  });
+
+  it('keeps nothing from a build that saw no generation, and reports a failed build', async () => {
+    const failing = directory(() => {
+      throw new Error('connection lost');
+    });
+    failing.positions.startOf(1_000, '1');
+    await failing.positions.idle();
+    expect(failing.errors).toHaveLength(1);
+    expect(failing.positions.startOf(1_000, '1')).toBeUndefined();
+
+    const empty = directory(() => ({ generation: undefined, keys: [] }));
+    empty.positions.startOf(1_000, '1');
+    await empty.positions.idle();
+    empty.advance(1_000);
+    expect(empty.positions.startOf(1_000, '1')).toBeUndefined();
+    expect(empty.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,82 @@
+// Where the list of every user (ordered by created_at, id) has its 1,000th, 2,000th, … entry, so that a deep page
+// starts from the nearest key below its offset and walks at most STEP index entries, instead of walking the index
+// from either end (on PostgreSQL ~3–4 ms for the 50,000 entries to the middle of 100,000 users).
+//
+// The order changes only when users are inserted or deleted, and every such statement bumps
+// scim_user_stats.order_generation (a trigger, migration 1763780000900), which the list reads with its total. A
+// directory built in one statement (one snapshot) together with the generation it saw is exact for exactly that
+// generation; any other generation makes it unused until rebuilt. Each instance keeps its own, in memory (100
+// keys for 100,000 users). Built in the background, never on a request's path: the request that finds it missing or
+// stale walks the index as before and starts one rebuild, at most one at a time and one per MIN_REBUILD_MS, so a
+// fleet provisioning users while an IdP pages through them does not rebuild without pause.
+
+export const DIRECTORY_STEP = 1_000;
+const MIN_REBUILD_MS = 1_000;
+
+/** A list position's key as the database prints it (created_at as text, id), to be cast back in SQL. */
+export interface PositionKey {
+  created: string;
+  id: string;
+}
+
+export interface DirectoryRows {
+  /** scim_user_stats.order_generation as text, when the statement saw the row. */
+  generation: string | undefined;
+  /** The keys at positions 0, STEP, 2·STEP, … in order. */
+  keys: PositionKey[];
+}
+
+export interface DirectoryStart {
+  key: PositionKey;
+  /** How many entries after `key` the page starts. */
+  skip: number;
+}
+
+export class UserPositionDirectory {
+  private built: { generation: string; keys: PositionKey[] } | undefined;
+  private building: Promise<void> | undefined;
+  private lastBuildStarted = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly load: (step: number) => Promise<DirectoryRows>,
+    private readonly onError: (error: unknown) => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Where the page at `offset` starts, if the directory is exact for `generation`; otherwise undefined, and a
+   * rebuild starts in the background (unless one runs or one started less than MIN_REBUILD_MS ago).
+   */
+  startOf(offset: number, generation: string): DirectoryStart | undefined {
+    const built = this.built;
+    if (built !== undefined && built.generation === generation) {
+      const index = Math.floor(offset / DIRECTORY_STEP);
+      const key = built.keys.at(Math.min(index, built.keys.length - 1));
+      if (key !== undefined) {
+        return { key, skip: offset - Math.min(index, built.keys.length - 1) * DIRECTORY_STEP };
+      }
+      return undefined;
+    }
+    this.rebuild();
+    return undefined;
+  }
+
+  /** Settles when no rebuild is running (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.building;
+  }
+
+  private rebuild(): void {
+    if (this.building !== undefined || this.now() - this.lastBuildStarted < MIN_REBUILD_MS) return;
+    this.lastBuildStarted = this.now();
+    this.building = Promise.resolve()
+      .then(() => this.load(DIRECTORY_STEP))
+      .then((rows) => {
+        if (rows.generation !== undefined) this.built = { generation: rows.generation, keys: rows.keys };
+      })
+      .catch(this.onError)
+      .finally(() => {
+        this.building = undefined;
+      });
+  }
+}
