@@ -229,7 +229,9 @@ export class ScimUsersRepository implements OnModuleDestroy {
 
   /** The user count and order generation (one primary-key row; a raw query costs a fraction of findOneBy's). */
   private async stats(): Promise<{ userCount: number; orderGeneration: string } | null> {
-    const [row] = await this.users.query<Array<{ userCount: number | string; orderGeneration: number | string }>>(
+    const [row] = await this.users.query<
+      Array<{ userCount: number | string; orderGeneration: number | string }>
+    >(
       'SELECT user_count AS "userCount", order_generation AS "orderGeneration" FROM scim_user_stats WHERE id = 1',
     );
     return row === undefined
@@ -256,10 +258,13 @@ export class ScimUsersRepository implements OnModuleDestroy {
     const start = this.positions?.startOf(offset, stats.orderGeneration);
     if (start !== undefined) {
       const users = await builder
-        .where(`(${ALIAS}.createdAt, ${ALIAS}.id) >= (CAST(:keyCreated AS timestamptz), CAST(:keyId AS uuid))`, {
-          keyCreated: start.key.created,
-          keyId: start.key.id,
-        })
+        .where(
+          `(${ALIAS}.createdAt, ${ALIAS}.id) >= (CAST(:keyCreated AS timestamptz), CAST(:keyId AS uuid))`,
+          {
+            keyCreated: start.key.created,
+            keyId: start.key.id,
+          },
+        )
         .offset(start.skip)
         .limit(limit)
         .getMany();
