@@ -13,11 +13,12 @@
 // dropped afterwards; `--keep` keeps it for a look with sqlite3/psql). Run after `npm run build`:
 // `node bench/scim-emails.mjs [--users 100000] [--runs 200] [--keep] [--dist dist]`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { scratchDatabase } from './support/scratch-database.mjs';
 
 const GOAL_EQ_MS = 5;
 const GOAL_CO_MS = 30;
@@ -48,33 +49,10 @@ const { ScimUserEmailEntity } = await import(dist('src/scim/entities/scim-user-e
 const { userEmailRows } = await import(dist('src/scim/user-email-rows.js'));
 const { parseListFilter } = await import(dist('src/scim/scim-list-filter.js'));
 const { filterToSql } = await import(dist('src/scim/scim-filter-sql.js'));
-const pg = (await import('pg')).default;
 
 // ---- database ----------------------------------------------------------------------------------------------------
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'scim-emails-bench-'));
-let databaseUrl = `sqlite:${path.join(dataDir, 'bench.sqlite')}`;
-let dropDatabase = async () => undefined;
-const baseUrl = process.env.DATABASE_URL;
-if (baseUrl && /^postgres(ql)?:\/\//i.test(baseUrl)) {
-  const base = new URL(baseUrl);
-  const name =
-    `${decodeURIComponent(base.pathname.slice(1))}_scim_emails_bench_${randomBytes(4).toString('hex')}`.toLowerCase();
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: base.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  dropDatabase = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-}
+const { dataDir, databaseUrl, drop: dropDatabase } = await scratchDatabase('scim-emails');
 
 const apiKey = randomBytes(24).toString('base64url');
 const config = loadConfig({
@@ -266,7 +244,6 @@ await app.close();
 if (args.keep) console.log(`kept the database: ${databaseUrl}`);
 else {
   await dropDatabase();
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 // ---- report --------------------------------------------------------------------------------------------------------

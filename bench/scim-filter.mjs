@@ -11,11 +11,12 @@
 // <db>_scim_bench_<random> is created next to it and dropped afterwards).
 // Run after `npm run build`: `node bench/scim-filter.mjs [--users 100000] [--lookups 1000] [--searches 40]`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { scratchDatabase } from './support/scratch-database.mjs';
 
 const GOAL_EQ_MS = 5;
 
@@ -49,33 +50,10 @@ const { createRootLogger } = await import(dist('src/logging/logger.js'));
 const { ScimUserEntity } = await import(dist('src/scim/entities/scim-user.entity.js'));
 const { ScimUserEmailEntity } = await import(dist('src/scim/entities/scim-user-email.entity.js'));
 const { userEmailRows } = await import(dist('src/scim/user-email-rows.js'));
-const pg = (await import('pg')).default;
 
 // ---- database ----------------------------------------------------------------------------------------------------
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'scim-bench-'));
-let databaseUrl = `sqlite:${path.join(dataDir, 'bench.sqlite')}`;
-let dropDatabase = async () => undefined;
-const baseUrl = process.env.DATABASE_URL;
-if (baseUrl && /^postgres(ql)?:\/\//i.test(baseUrl)) {
-  const base = new URL(baseUrl);
-  const name =
-    `${decodeURIComponent(base.pathname.slice(1))}_scim_bench_${randomBytes(4).toString('hex')}`.toLowerCase();
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: base.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  dropDatabase = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-}
+const { dataDir, databaseUrl, drop: dropDatabase } = await scratchDatabase('scim');
 
 const apiKey = randomBytes(24).toString('base64url');
 const config = loadConfig({
@@ -210,7 +188,6 @@ const coEmail = await searchSeries((index) => `emails.value co "home${digits(ind
 
 await app.close();
 await dropDatabase();
-rmSync(dataDir, { recursive: true, force: true });
 
 // ---- report -----------------------------------------------------------------------------------------------------
 

@@ -9,11 +9,11 @@
 // SQLite by default; PostgreSQL when DATABASE_URL=postgres://…/<db> (a scratch database next to it, dropped after).
 // Run after `npm run build`: `node bench/scim-groups.mjs [--users 100000] [--members 10000]`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { scratchDatabase } from './support/scratch-database.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (file) => path.join(root, 'dist', file);
@@ -24,35 +24,12 @@ const { ScimUserEntity } = await import(dist('src/scim/entities/scim-user.entity
 const { ScimGroupEntity, ScimGroupMemberEntity } = await import(
   dist('src/scim/entities/scim-group.entity.js')
 );
-const pg = (await import('pg')).default;
 const groupId = randomUUID();
 const patchGroupId = randomUUID();
 
 // ---- database ----------------------------------------------------------------------------------------------------
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'scim-groups-bench-'));
-let databaseUrl = `sqlite:${path.join(dataDir, 'bench.sqlite')}`;
-let dropDatabase = async () => undefined;
-const baseUrl = process.env.DATABASE_URL;
-if (baseUrl && /^postgres(ql)?:\/\//i.test(baseUrl)) {
-  const base = new URL(baseUrl);
-  const name =
-    `${decodeURIComponent(base.pathname.slice(1))}_scim_groups_bench_${randomBytes(4).toString('hex')}`.toLowerCase();
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: base.toString() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  dropDatabase = () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-}
+const { dataDir, databaseUrl, drop: dropDatabase } = await scratchDatabase('scim-groups');
 
 const { values: args } = parseArgs({
   options: { users: { type: 'string', default: '100000' }, members: { type: 'string', default: '10000' } },
@@ -228,4 +205,3 @@ await measure(`GET group of ${memberCount.toLocaleString('en')} with all members
 
 await app.close();
 await dropDatabase();
-rmSync(dataDir, { recursive: true, force: true });
