@@ -393,7 +393,10 @@ describe('SCIM groups', () => {
     expect(wrong.headers.allow).toBe('GET, PUT, PATCH, DELETE');
     expectScimError(await scim.request('DELETE', '/Users'), 405);
     expectScimError(await scim.request('PUT', '/ServiceProviderConfig', {}), 405);
-    expectScimError(await scim.request('GET', '/Groups/.search'), 404);
+    const search = await scim.request('GET', '/Groups/.search');
+    expectScimError(search, 405);
+    expect(search.headers.allow).toBe('POST');
+    expectScimError(await scim.request('DELETE', '/Users/.search?x=1'), 405);
     expectScimError(await scim.get('/Nothing'), 404);
   });
 
@@ -418,6 +421,127 @@ describe('SCIM groups', () => {
       'invalidValue',
     );
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('queues concurrent writes to one group: 40 member adds at once all succeed, each bumping the version once', async () => {
+    const group = await createGroup({ displayName: 'crowded' });
+    const users = await Promise.all(Array.from({ length: 40 }, () => createUser()));
+    const answers = await Promise.all(
+      users.map((user) =>
+        scim.patch(`/Groups/${group.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'Add', path: 'members', value: [{ value: user.id }] }],
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(users.map(() => 204));
+    expect(await memberIds(group.id)).toEqual(users.map((user) => user.id).sort());
+    expect((await getGroup(group.id)).meta.version).toBe('W/"41"');
+  });
+
+  it('answers a member add racing the deletion of its user with 204 or 400 naming it, never 500 or a dangling member', async () => {
+    const group = await createGroup({ displayName: 'racing' });
+    const users = await Promise.all(Array.from({ length: 30 }, () => createUser()));
+    const answers = await Promise.all(
+      users.flatMap((user) => [
+        scim.patch(`/Groups/${group.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }] }],
+        }),
+        scim.delete(`/Users/${user.id}`),
+      ]),
+    );
+    for (const [index, answer] of answers.entries()) {
+      if (index % 2 === 1) {
+        expect(answer.statusCode).toBe(204);
+        continue;
+      }
+      if (answer.statusCode !== 204) {
+        const body = expectScimError(answer, 400, 'invalidValue');
+        expect(body.detail).toContain(users[index / 2].id);
+      }
+    }
+    expect(await memberIds(group.id)).toEqual([]);
+    const dangling: unknown[] = await t.dataSource.query(
+      'SELECT m.user_id FROM scim_group_members m LEFT JOIN scim_users u ON u.id = m.user_id WHERE u.id IS NULL',
+    );
+    expect(dangling).toEqual([]);
+  });
+
+  it("moves a user's ETag when its groups change: added, group renamed, removed, group deleted (RFC 7644 §3.14)", async () => {
+    const user = await createUser();
+    const etag = async (): Promise<string> => {
+      const read = await scim.get(`/Users/${user.id}`);
+      expect(read.statusCode).toBe(200);
+      expect(read.headers.etag).toBe(read.json().meta.version);
+      return String(read.headers.etag);
+    };
+    const stale = async (before: string): Promise<string> => {
+      const conditional = await scim.get(`/Users/${user.id}`, { 'if-none-match': before });
+      expect(conditional.statusCode).toBe(200);
+      const now = await etag();
+      expect(now).not.toBe(before);
+      return now;
+    };
+    let seen = await etag();
+    const group = await createGroup({ displayName: 'etag-source', members: [{ value: user.id }] });
+    seen = await stale(seen);
+    expect(
+      (
+        await scim.patch(`/Groups/${group.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'replace', path: 'displayName', value: 'etag-renamed' }],
+        })
+      ).statusCode,
+    ).toBe(204);
+    seen = await stale(seen);
+    expect((await scim.get(`/Users/${user.id}`)).json().groups[0].display).toBe('etag-renamed');
+    expect(
+      (
+        await scim.patch(`/Groups/${group.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }],
+        })
+      ).statusCode,
+    ).toBe(204);
+    seen = await stale(seen);
+    expect(
+      (
+        await scim.put(`/Groups/${group.id}`, {
+          schemas: [CORE_GROUP],
+          displayName: 'etag-renamed',
+          members: [{ value: user.id }],
+        })
+      ).statusCode,
+    ).toBe(200);
+    seen = await stale(seen);
+    expect((await scim.delete(`/Groups/${group.id}`)).statusCode).toBe(204);
+    seen = await stale(seen);
+    // A conditional GET with the current ETag is still 304.
+    expect((await scim.get(`/Users/${user.id}`, { 'if-none-match': seen })).statusCode).toBe(304);
+  });
+
+  it('sorts resources without a value last ascending and first descending (RFC 7644 §3.4.2.3)', async () => {
+    const tag = `nulls-${String(Date.now())}`;
+    const withId = await createGroup({ displayName: `${tag}-a`, externalId: `${tag}-x` });
+    const without = await createGroup({ displayName: `${tag}-b` });
+    const filter = `displayName sw "${tag}"`;
+    const order = async (extra: string) =>
+      (await listGroups(filter, `&sortBy=externalId${extra}`)).Resources.map((group) => group.id);
+    expect(await order('')).toEqual([withId.id, without.id]);
+    expect(await order('&sortOrder=descending')).toEqual([without.id, withId.id]);
+
+    const userWith = await createUser({ externalId: `${tag}-u` });
+    const userWithout = await createUser({ externalId: undefined });
+    const users = async (extra: string) => {
+      const filterUsers = `id eq "${userWith.id}" or id eq "${userWithout.id}"`;
+      const response = await scim.get(
+        `/Users?filter=${encodeURIComponent(filterUsers)}&sortBy=externalId${extra}`,
+      );
+      return response.json<{ Resources: Array<{ id: string }> }>().Resources.map((user) => user.id);
+    };
+    expect(await users('')).toEqual([userWith.id, userWithout.id]);
+    expect(await users('&sortOrder=descending')).toEqual([userWithout.id, userWith.id]);
   });
 
   it('keeps membership consistent under random add/remove/replace/delete sequences', async () => {

@@ -11,7 +11,7 @@ import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
 import type { GroupPatchPlan } from './patch/group-patch.js';
 import type { SqlDialect } from './scim-filter-sql.js';
-import { isUniqueViolation, ScimUsersRepository } from './scim-users.repository.js';
+import { isUniqueViolation, ScimUsersRepository, touchUsers } from './scim-users.repository.js';
 import { ScimError } from './scim.errors.js';
 
 const ALIAS = 'scim_group';
@@ -100,6 +100,7 @@ export class ScimGroupsRepository {
       await inTransaction(this.groups.manager.connection, async (manager) => {
         await manager.insert(ScimGroupEntity, group);
         await this.insertMembers(manager, group.id, memberIds);
+        await touchUsers(manager, memberIds, group.lastModified);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw ScimError.groupUniqueness(group.displayName);
@@ -136,61 +137,76 @@ export class ScimGroupsRepository {
   }
 
   /**
-   * Applies the plan's member changes and `changes`, then bumps the version, all only while the group still has
-   * `expectedVersion`. Returns 'unchanged' (nothing written), 'changed', or 'conflict' (rolled back: the group
-   * changed or went meanwhile).
+   * One group write in one transaction: the group's row is locked first (PostgreSQL `FOR UPDATE`; SQLite runs one
+   * write transaction at a time), so concurrent writes to one group queue instead of failing on a stale version.
+   * `decide` sees the locked current group (it may throw, e.g. a 412 for If-Match) and returns the attribute
+   * changes; then the plan's member changes apply, and when anything changed the group's version goes up by one, as
+   * do those of the users whose `groups` changed (every member's when the displayName changed). Undefined when no
+   * group has the id. A member whose user was deleted meanwhile fails with the foreign key (see the service).
    */
-  async applyPlan(
-    groupId: string,
-    expectedVersion: number,
-    changes: GroupChanges,
+  async write(
+    id: string,
     plan: Pick<GroupPatchPlan, 'resetMembers' | 'add' | 'remove'>,
-  ): Promise<'unchanged' | 'changed' | 'conflict'> {
-    class Conflict extends Error {}
+    decide: (current: ScimGroupEntity) => GroupChanges,
+  ): Promise<ScimGroupEntity | undefined> {
+    const groupId = ScimUsersRepository.normalizeId(id);
+    if (groupId === undefined) return undefined;
+    let changes: GroupChanges = {};
     try {
       return await inTransaction(this.groups.manager.connection, async (manager) => {
-        let changed = Object.keys(changes).length > 0;
+        const current = await manager.findOne(ScimGroupEntity, {
+          where: { id: groupId },
+          ...(this.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+        });
+        if (current === null) return undefined;
+        changes = decide(current);
+        const touched: string[] = [];
+        const gone: string[] = [];
         if (plan.resetMembers) {
-          const current = await manager.find(ScimGroupMemberEntity, {
+          const present = await manager.find(ScimGroupMemberEntity, {
             select: { userId: true },
             where: { groupId },
           });
-          const wanted = plan.add;
-          const stale = current.map((row) => row.userId).filter((id) => !wanted.has(id));
-          const present = new Set(current.map((row) => row.userId));
-          const fresh = [...wanted].filter((id) => !present.has(id));
+          const presentIds = new Set(present.map((row) => row.userId));
+          const stale = [...presentIds].filter((userId) => !plan.add.has(userId));
+          const fresh = [...plan.add].filter((userId) => !presentIds.has(userId));
           for (const chunk of chunks(stale)) {
             await manager.delete(ScimGroupMemberEntity, { groupId, userId: In(chunk) });
           }
           await this.insertMembers(manager, groupId, fresh);
-          changed ||= stale.length > 0 || fresh.length > 0;
+          touched.push(...stale, ...fresh);
+          gone.push(...stale);
         } else {
-          for (const chunk of chunks([...plan.remove])) {
-            const result = await manager.delete(ScimGroupMemberEntity, { groupId, userId: In(chunk) });
-            changed ||= (result.affected ?? 0) > 0;
+          const removed = await this.existingMembers(manager, groupId, [...plan.remove]);
+          for (const chunk of chunks([...removed])) {
+            await manager.delete(ScimGroupMemberEntity, { groupId, userId: In(chunk) });
           }
-          const additions = [...plan.add];
-          const existing = await this.existingMembers(manager, groupId, additions);
-          const fresh = additions.filter((id) => !existing.has(id));
+          const existing = await this.existingMembers(manager, groupId, [...plan.add]);
+          const fresh = [...plan.add].filter((userId) => !existing.has(userId));
           await this.insertMembers(manager, groupId, fresh);
-          changed ||= fresh.length > 0;
+          touched.push(...removed, ...fresh);
+          gone.push(...removed);
         }
-        if (!changed) {
-          const still = await manager.countBy(ScimGroupEntity, { id: groupId, version: expectedVersion });
-          if (still === 0) throw new Conflict();
-          return 'unchanged';
+        if (Object.keys(changes).length === 0 && touched.length === 0) return current;
+        const next = Object.assign(new ScimGroupEntity(), current, changes, {
+          version: current.version + 1,
+          lastModified: new Date(),
+        });
+        await manager.update(
+          ScimGroupEntity,
+          { id: groupId },
+          { ...changes, version: next.version, lastModified: next.lastModified },
+        );
+        if (changes.displayName === undefined) {
+          await touchUsers(manager, touched, next.lastModified);
+        } else {
+          // A new displayName is every member's `groups[].display`: the members now, and those just removed.
+          await touchUsers(manager, { membersOf: groupId }, next.lastModified);
+          await touchUsers(manager, gone, next.lastModified);
         }
-        const result = await manager
-          .createQueryBuilder()
-          .update(ScimGroupEntity)
-          .set({ ...changes, version: expectedVersion + 1, lastModified: new Date() })
-          .where('id = :groupId AND version = :expectedVersion', { groupId, expectedVersion })
-          .execute();
-        if ((result.affected ?? 0) === 0) throw new Conflict();
-        return 'changed';
+        return next;
       });
     } catch (error) {
-      if (error instanceof Conflict) return 'conflict';
       if (isUniqueViolation(error) && changes.displayName !== undefined) {
         throw ScimError.groupUniqueness(changes.displayName);
       }
@@ -202,11 +218,15 @@ export class ScimGroupsRepository {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
     return inTransaction(this.groups.manager.connection, async (manager) => {
-      const result = await manager.delete(
-        ScimGroupEntity,
-        expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
-      );
-      if ((result.affected ?? 0) === 0) return false;
+      const group = await manager.findOne(ScimGroupEntity, {
+        where:
+          expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
+        ...(this.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+      });
+      if (group === null) return false;
+      // Its members lose it from their `groups`.
+      await touchUsers(manager, { membersOf: normalized }, new Date());
+      await manager.delete(ScimGroupEntity, { id: normalized });
       // The foreign key cascades too; this does not depend on SQLite's foreign_keys pragma.
       await manager.delete(ScimGroupMemberEntity, { groupId: normalized });
       return true;
@@ -230,10 +250,11 @@ export class ScimGroupsRepository {
     const builder = query();
     if (sort !== undefined) {
       const direction = sort.descending ? 'DESC' : 'ASC';
+      // RFC 7644 §3.4.2.3: resources without a value sort last ascending, first descending (also btree order).
       builder.orderBy(
         `${ALIAS}.${SORT_COLUMNS[sort.key]}`,
         direction,
-        sort.descending ? 'NULLS LAST' : 'NULLS FIRST',
+        sort.descending ? 'NULLS FIRST' : 'NULLS LAST',
       );
       builder.addOrderBy(`${ALIAS}.id`, direction);
     } else {

@@ -22,6 +22,7 @@ import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
 import { toGroupView, type ScimGroupView } from './scim-group.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import { ScimGroupsRepository, type GroupChanges, type GroupSort } from './scim-groups.repository.js';
+import { isForeignKeyViolation, isTransientConflict } from './scim-users.repository.js';
 import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
 import { LIST_RESPONSE_SCHEMA, type IfMatch, type ListQuery } from './scim-users.service.js';
 
@@ -206,6 +207,11 @@ export class ScimGroupsService {
     return this.write(id, plan, ifMatch, baseUrl, projection);
   }
 
+  /**
+   * Applies a plan under the group's row lock (repository.write), so writers to one group queue rather than
+   * conflict. Run again when PostgreSQL broke a deadlock or a serialization conflict by failing this transaction,
+   * and when a member's user was deleted after the members were checked: the check then names it (400).
+   */
   private async write(
     id: string,
     plan: GroupPatchPlan,
@@ -214,30 +220,32 @@ export class ScimGroupsService {
     projection: AttributeProjection,
   ): Promise<{ entity: ScimGroupEntity; view: Partial<ScimGroupView> }> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.load(id);
-      if (ifMatch !== undefined && !matchesEntityTag(ifMatch, current.version)) {
-        throw ScimError.preconditionFailed(etagOf(current.version));
+      let entity: ScimGroupEntity | undefined;
+      try {
+        entity = await this.repository.write(id, plan, (current) => {
+          if (ifMatch !== undefined && !matchesEntityTag(ifMatch, current.version)) {
+            throw ScimError.preconditionFailed(etagOf(current.version), 'group');
+          }
+          const changes: GroupChanges = {};
+          if (plan.displayName !== undefined && plan.displayName !== current.displayName) {
+            changes.displayName = plan.displayName;
+            changes.displayNameLower = plan.displayName.toLowerCase();
+          }
+          if (plan.externalId !== undefined && plan.externalId !== current.externalId) {
+            changes.externalId = plan.externalId;
+          }
+          return changes;
+        });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) await this.checkMembers(plan.add);
+        else if (!isTransientConflict(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+        continue;
       }
-      const changes: GroupChanges = {};
-      if (plan.displayName !== undefined && plan.displayName !== current.displayName) {
-        changes.displayName = plan.displayName;
-        changes.displayNameLower = plan.displayName.toLowerCase();
-      }
-      if (plan.externalId !== undefined && plan.externalId !== current.externalId) {
-        changes.externalId = plan.externalId;
-      }
-      const outcome = await this.repository.applyPlan(current.id, current.version, changes, plan);
-      if (outcome !== 'conflict') {
-        const entity = outcome === 'unchanged' ? current : await this.load(id);
-        return { entity, view: await this.view(entity, baseUrl, projection) };
-      }
-      if (ifMatch !== undefined) {
-        const now = await this.load(id);
-        throw ScimError.preconditionFailed(etagOf(now.version));
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      if (entity === undefined) throw ScimError.resourceNotFound(`No group has the id "${id}".`);
+      return { entity, view: await this.view(entity, baseUrl, projection) };
     }
-    throw ScimError.concurrentModification(id);
+    throw ScimError.concurrentModification(id, 'group');
   }
 
   async delete(id: string, ifMatch: IfMatch): Promise<void> {
@@ -248,10 +256,10 @@ export class ScimGroupsService {
     }
     const current = await this.load(id);
     if (!matchesEntityTag(ifMatch, current.version))
-      throw ScimError.preconditionFailed(etagOf(current.version));
+      throw ScimError.preconditionFailed(etagOf(current.version), 'group');
     if (!(await this.repository.delete(current.id, current.version))) {
       const now = await this.load(id);
-      throw ScimError.preconditionFailed(etagOf(now.version));
+      throw ScimError.preconditionFailed(etagOf(now.version), 'group');
     }
   }
 }

@@ -45,6 +45,52 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
+function driverCode(error: unknown): unknown {
+  return error instanceof QueryFailedError
+    ? (error.driverError as { code?: unknown } | undefined)?.code
+    : undefined;
+}
+
+/** A foreign-key violation: a member written for a user deleted meanwhile. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = driverCode(error);
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** PostgreSQL gave up one of two transactions waiting on each other (deadlock, serialization): run it again. */
+export function isTransientConflict(error: unknown): boolean {
+  const code = driverCode(error);
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * A membership change changes the `groups` of the users it touches, so their version (ETag) and lastModified move
+ * too (RFC 7644 §3.14): a client holding an ETag must not be told 304 for a user whose groups changed.
+ */
+export async function touchUsers(
+  manager: EntityManager,
+  userIds: readonly string[] | { membersOf: string },
+  at: Date,
+): Promise<void> {
+  const update = () =>
+    manager
+      .createQueryBuilder()
+      .update(ScimUserEntity)
+      .set({ version: () => 'version + 1', lastModified: at });
+  if (!Array.isArray(userIds)) {
+    const groupId = (userIds as { membersOf: string }).membersOf;
+    await update()
+      .where('id IN (SELECT m.user_id FROM scim_group_members m WHERE m.group_id = :groupId)', { groupId })
+      .execute();
+    return;
+  }
+  for (let start = 0; start < userIds.length; start += 500) {
+    await update()
+      .where({ id: In(userIds.slice(start, start + 500)) })
+      .execute();
+  }
+}
+
 /** From this offset on, a page of every user is read from its first key (see search). */
 const KEYSET_FROM_OFFSET = 1_000;
 
@@ -152,6 +198,12 @@ export class ScimUsersRepository implements OnModuleDestroy {
         select: { groupId: true },
         where: { userId: normalized },
       });
+      if (memberships.length > 0 && this.dialect === 'postgres') {
+        // Group rows before user rows, as every group write takes them, so the two never wait on each other.
+        await manager.query('SELECT id FROM scim_groups WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [
+          memberships.map((row) => row.groupId),
+        ]);
+      }
       const result = await manager.delete(
         ScimUserEntity,
         expectedVersion === undefined ? { id: normalized } : { id: normalized, version: expectedVersion },
@@ -209,11 +261,12 @@ export class ScimUsersRepository implements OnModuleDestroy {
       builder.orderBy(`${ALIAS}.createdAt`, 'ASC').addOrderBy(`${ALIAS}.id`, 'ASC');
     } else {
       const direction = sort.descending ? 'DESC' : 'ASC';
+      // RFC 7644 §3.4.2.3: resources without a value sort last ascending, first descending (also btree order).
       builder
         .orderBy(
           `${ALIAS}.${SORT_COLUMNS[sort.key]}`,
           direction,
-          sort.descending ? 'NULLS LAST' : 'NULLS FIRST',
+          sort.descending ? 'NULLS FIRST' : 'NULLS LAST',
         )
         .addOrderBy(`${ALIAS}.id`, direction);
     }

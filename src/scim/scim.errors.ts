@@ -81,18 +81,18 @@ export class ScimError extends ApiError<ScimErrorCode> {
     );
   }
 
-  static preconditionFailed(current: string): ScimError {
+  static preconditionFailed(current: string, resource: 'user' | 'group' = 'user'): ScimError {
     return new ScimError(
       ScimErrorCode.PreconditionFailed,
-      `If-Match does not match the current version of the user (${current}).`,
+      `If-Match does not match the current version of the ${resource} (${current}).`,
       412,
     );
   }
 
-  static concurrentModification(id: string): ScimError {
+  static concurrentModification(id: string, resource: 'user' | 'group' = 'user'): ScimError {
     return new ScimError(
       ScimErrorCode.Conflict,
-      `The user "${id}" kept changing while this request was applied; retry it.`,
+      `The ${resource} "${id}" kept changing while this request was applied; retry it.`,
       409,
     );
   }

@@ -27,6 +27,9 @@ import { ScimUsersService } from './scim-users.service.js';
 
 type FastifyInstance = ReturnType<ReturnType<NestFastifyApplication['getHttpAdapter']>['getInstance']>;
 
+/** `/Users/.search`, `/Groups/.search`, `/.search` (POST-only paths), with or without a query string. */
+const SEARCH_PATH = /\/\.search\/?(?:\?|$)/i;
+
 @Module({
   imports: [
     TypeOrmModule.forFeature(
@@ -53,8 +56,9 @@ export class ScimModule implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     // RFC 7644 §3.12 / RFC 9110 §15.5.6: a SCIM path that exists but not for this method is 405 with Allow.
+    // `/Users/.search` answers POST only; other methods would otherwise reach `/Users/:id` as the id ".search".
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (!request.is404) {
+      if (!request.is404 && !SEARCH_PATH.test(request.url)) {
         done();
         return;
       }
