@@ -95,6 +95,23 @@ function quoteJsonKey(name: string): string {
   return name;
 }
 
+/** A scalar read from a JSON object expression at `keys` (text on PostgreSQL, the JSON type's value on SQLite). */
+export function jsonScalar(dialect: SqlDialect, objectExpression: string, keys: readonly string[]): string {
+  if (dialect === 'postgres') {
+    const path = keys.map((key) => `'${quoteJsonKey(key)}'`);
+    const last = path.pop() ?? "''";
+    return `(${[objectExpression, ...path].join(' -> ')} ->> ${last})`;
+  }
+  return `json_extract(${objectExpression}, '${jsonPathOf(keys)}')`;
+}
+
+/** SQLite's JSON path for `keys` ($."a"."b"). */
+export function jsonPathOf(keys: readonly string[]): string {
+  return `$${keys.map((key) => `."${quoteJsonKey(key)}"`).join('')}`;
+}
+
+export { quoteIdentifier };
+
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
@@ -171,12 +188,7 @@ class Translator {
 
   /** A scalar read from a JSON object expression (the document, or one element of a multi-valued attribute). */
   private jsonValue(objectExpression: string, keys: readonly string[]): string {
-    if (this.postgres) {
-      const path = keys.map((key) => `'${quoteJsonKey(key)}'`);
-      const last = path.pop() ?? "''";
-      return `(${[objectExpression, ...path].join(' -> ')} ->> ${last})`;
-    }
-    return `json_extract(${objectExpression}, '$${keys.map((key) => `."${quoteJsonKey(key)}"`).join('')}')`;
+    return jsonScalar(this.options.dialect, objectExpression, keys);
   }
 
   private isObject(objectExpression: string, keys: readonly string[]): string {

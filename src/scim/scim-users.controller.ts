@@ -43,12 +43,8 @@ import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
-import {
-  ScimUsersService,
-  userSortKey,
-  type ListQuery,
-  type ScimListResponse,
-} from './scim-users.service.js';
+import { ScimUsersService, type ListQuery, type ScimListResponse } from './scim-users.service.js';
+import { userSortKey } from './scim-user-sort.js';
 
 const ID_PARAM = { name: 'id', example: '2819c223-7f76-453a-919d-413861904646' };
 const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
@@ -65,7 +61,7 @@ function userListQuery(source: Readonly<Record<string, unknown>>): ListQuery {
   if (key === undefined) {
     throw ScimError.badRequest(
       ScimErrorCode.InvalidValue,
-      `Users can be sorted by id, userName, externalId, meta.created or meta.lastModified, not "${sort.sortBy}"`,
+      `Users can be sorted by an attribute with one value (or the primary of several) that they store, not "${sort.sortBy}"`,
     );
   }
   return { ...query, sort: { key, descending: sort.descending } };

@@ -13,14 +13,14 @@ import { ScimUserEntity } from './entities/scim-user.entity.js';
 import type { ScimFilter } from './filter/scim-filter.types.js';
 import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
 import { ScimError } from './scim.errors.js';
-import type { UserSort, UserSortKey } from './scim-users.service.js';
+import { documentSortExpression, type UserColumnSortKey, type UserSort } from './scim-user-sort.js';
 import { userEmailRows } from './user-email-rows.js';
 import { UserPositionDirectory, type DirectoryRows } from './user-position-directory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALIAS = 'scim_user';
 /** userName sorts case-insensitively (its caseExact is false): by the lower-cased column. */
-const SORT_COLUMNS: Record<UserSortKey, string> = {
+const SORT_COLUMNS: Record<UserColumnSortKey, string> = {
   id: 'id',
   userName: 'userNameLower',
   externalId: 'externalId',
@@ -264,7 +264,9 @@ export class ScimUsersRepository implements OnModuleDestroy {
       // RFC 7644 §3.4.2.3: resources without a value sort last ascending, first descending (also btree order).
       builder
         .orderBy(
-          `${ALIAS}.${SORT_COLUMNS[sort.key]}`,
+          typeof sort.key === 'string'
+            ? `${ALIAS}.${SORT_COLUMNS[sort.key]}`
+            : documentSortExpression(sort.key, this.dialect, ALIAS),
           direction,
           sort.descending ? 'NULLS FIRST' : 'NULLS LAST',
         )

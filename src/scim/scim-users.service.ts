@@ -23,6 +23,7 @@ import {
   type ScimUserView,
 } from './scim-user.representation.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
+import type { UserSort, UserSortKey } from './scim-user-sort.js';
 
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 /** Page size when the request gives no `count`, and the largest page served (ServiceProviderConfig maxResults). */
@@ -51,26 +52,7 @@ export interface ListQuery {
   sort?: UserSort;
 }
 
-export type UserSortKey = 'id' | 'userName' | 'externalId' | 'created' | 'lastModified';
-
-export interface UserSort {
-  key: UserSortKey;
-  descending: boolean;
-}
-
-const USER_SORT_KEYS: Readonly<Record<string, UserSortKey>> = {
-  id: 'id',
-  username: 'userName',
-  externalid: 'externalId',
-  'meta.created': 'created',
-  'meta.lastmodified': 'lastModified',
-};
-
-/** RFC 7644 §3.4.2.3 sortBy for Users: the attributes with a column (and index); URN-qualified names too. */
-export function userSortKey(sortBy: string): UserSortKey | undefined {
-  const name = sortBy.toLowerCase().replace('urn:ietf:params:scim:schemas:core:2.0:user:', '');
-  return USER_SORT_KEYS[name];
-}
+export type { UserSort, UserSortKey };
 
 /** The request's `If-Match` header (RFC 7232 §3.1, SCIM compares weakly: RFC 7644 §3.14). */
 export type IfMatch = string | undefined;
