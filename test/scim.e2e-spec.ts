@@ -803,6 +803,13 @@ describe('SCIM users', () => {
   });
 
   describe('discovery', () => {
+    it('answers a filter on a discovery endpoint with 403 (RFC 7644 §4), not an unfiltered list', async () => {
+      for (const path of ['/ServiceProviderConfig', '/ResourceTypes', '/Schemas']) {
+        expectScimError(await scim.get(`${path}?filter=${encodeURIComponent('id eq "User"')}`), 403);
+      }
+      expect((await scim.get('/Schemas?count=5')).statusCode).toBe(200);
+    });
+
     it('serves ServiceProviderConfig, ResourceTypes and Schemas', async () => {
       const config = (await scim.get('/ServiceProviderConfig')).json();
       expect(config).toMatchObject({

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param, Req } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
@@ -33,6 +33,16 @@ interface ListOf<T> {
   Resources: T[];
 }
 
+/**
+ * RFC 7644 §4: the discovery endpoints do not filter, and "if a filter is provided, the service provider SHOULD
+ * respond with HTTP status code 403", so that no client takes the full list for a filtered one.
+ */
+function refuseFilter(query: Readonly<Record<string, unknown>>): void {
+  if (Object.keys(query).some((name) => name.toLowerCase() === 'filter')) {
+    throw ScimError.forbidden('The discovery endpoints do not filter (RFC 7644 §4); ask without "filter".');
+  }
+}
+
 function listOf<T>(resources: T[]): ListOf<T> {
   return {
     schemas: [LIST_RESPONSE_SCHEMA],
@@ -60,7 +70,11 @@ export class ScimDiscoveryController {
   })
   @ApiOkResponse({ type: ScimServiceProviderConfigDto })
   @ApiScimErrorResponses()
-  getServiceProviderConfig(@Req() request: FastifyRequest): ServiceProviderConfig {
+  getServiceProviderConfig(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ): ServiceProviderConfig {
+    refuseFilter(query);
     return serviceProviderConfig(scimBaseUrl(request));
   }
 
@@ -69,7 +83,11 @@ export class ScimDiscoveryController {
   @ApiOperation({ operationId: 'Scim_ListResourceTypes', summary: 'The resource types served (User)' })
   @ApiOkResponse({ type: ScimResourceTypeListDto })
   @ApiScimErrorResponses()
-  listResourceTypes(@Req() request: FastifyRequest): ListOf<ResourceTypeRepresentation> {
+  listResourceTypes(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ): ListOf<ResourceTypeRepresentation> {
+    refuseFilter(query);
     return listOf(resourceTypes(scimBaseUrl(request)));
   }
 
@@ -90,7 +108,11 @@ export class ScimDiscoveryController {
   @ApiOperation({ operationId: 'Scim_ListSchemas', summary: 'The User and enterprise User schemas' })
   @ApiOkResponse({ type: ScimSchemaListDto })
   @ApiScimErrorResponses()
-  listSchemas(@Req() request: FastifyRequest): ListOf<ScimSchemaRepresentation> {
+  listSchemas(
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+  ): ListOf<ScimSchemaRepresentation> {
+    refuseFilter(query);
     return listOf(schemas(scimBaseUrl(request)));
   }
 

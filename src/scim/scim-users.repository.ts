@@ -262,15 +262,15 @@ export class ScimUsersRepository implements OnModuleDestroy {
     } else {
       const direction = sort.descending ? 'DESC' : 'ASC';
       // RFC 7644 §3.4.2.3: resources without a value sort last ascending, first descending (also btree order).
-      builder
-        .orderBy(
-          typeof sort.key === 'string'
-            ? `${ALIAS}.${SORT_COLUMNS[sort.key]}`
-            : documentSortExpression(sort.key, this.dialect, ALIAS),
-          direction,
-          sort.descending ? 'NULLS FIRST' : 'NULLS LAST',
-        )
-        .addOrderBy(`${ALIAS}.id`, direction);
+      builder.orderBy(
+        typeof sort.key === 'string'
+          ? `${ALIAS}.${SORT_COLUMNS[sort.key]}`
+          : documentSortExpression(sort.key, this.dialect, ALIAS),
+        direction,
+        sort.descending ? 'NULLS FIRST' : 'NULLS LAST',
+      );
+      // userName (lower-cased) and id are unique and never null: a tie-break would only keep their index unused.
+      if (sort.key !== 'id' && sort.key !== 'userName') builder.addOrderBy(`${ALIAS}.id`, direction);
     }
     if (filter === undefined && sort === undefined && offset >= KEYSET_FROM_OFFSET) {
       const stats = await this.stats();

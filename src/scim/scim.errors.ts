@@ -19,6 +19,7 @@ export enum ScimErrorCode {
   NotFound = 'NotFound',
   PreconditionFailed = 'PreconditionFailed',
   Conflict = 'Conflict',
+  Forbidden = 'Forbidden',
 }
 
 /** RFC 7644 §3.12 Table 9. */
@@ -59,6 +60,10 @@ export class ScimError extends ApiError<ScimErrorCode> {
 
   static notFound(id: string): ScimError {
     return new ScimError(ScimErrorCode.NotFound, `No user has the id "${id}".`, 404);
+  }
+
+  static forbidden(message: string): ScimError {
+    return new ScimError(ScimErrorCode.Forbidden, message, 403);
   }
 
   static resourceNotFound(message: string): ScimError {
