@@ -112,10 +112,15 @@ function schemasOf(attributes: Readonly<Record<string, unknown>>): string[] {
 }
 
 function metaOf(entity: Readonly<ScimUserEntity>, baseUrl: string): ScimMetaView {
+  const created = entity.createdAt.toISOString();
   return {
     resourceType: 'User',
-    created: entity.createdAt.toISOString(),
-    lastModified: entity.lastModified.toISOString(),
+    created,
+    // Most users were never changed: one ISO rendering serves both (200 per page of 100 users otherwise).
+    lastModified:
+      entity.lastModified.getTime() === entity.createdAt.getTime()
+        ? created
+        : entity.lastModified.toISOString(),
     location: userLocation(baseUrl, entity.id),
     version: etagOf(entity.version),
   };
