@@ -9,11 +9,13 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 let t: TestApp;
 let acmeKey: string;
 let freeKey: string;
+let defaultKey: string;
 
 beforeAll(async () => {
   t = await startTestApp();
   const keys = t.app.get(ApiKeysService);
   acmeKey = (await keys.create('acme team', ['mail', 'migrations', 'schedules', 'admin'], ['acme'])).key;
+  defaultKey = (await keys.create('default team', ['schedules', 'users'], ['default'])).key;
   freeKey = (await keys.create('ops', ['mail', 'migrations'])).key;
 });
 afterAll(async () => {
@@ -76,6 +78,32 @@ describe('a key bound to tenant "acme"', () => {
 
   it('cannot use routes that serve no tenant (they act for "default")', async () => {
     expect((await get('/api/v1/Schedule', acmeKey)).statusCode).toBe(403);
+  });
+
+  it('cannot make an untenanted route its own by naming its tenant in the query or the body', async () => {
+    // A review found `?Domain=acme` let the key list, change and delete SCIM users and schedules.
+    const attempts = [
+      () => get('/api/v1/Schedule?Domain=acme', acmeKey),
+      () => get('/api/v1/scim/Users?Domain=acme', acmeKey),
+      () => post('/api/v1/Schedule?Domain=acme', acmeKey, { ScheduleItems: [] }),
+      () => post('/api/v1/Schedule', acmeKey, { Context: { Domain: 'acme' }, ScheduleItems: [] }),
+      () => post('/api/v1/Replication/Agent/heartbeat?Domain=acme', acmeKey, {}),
+    ];
+    for (const attempt of attempts) {
+      const response = await attempt();
+      expect({ url: response.raw.req.url, status: response.statusCode }).toEqual({
+        url: response.raw.req.url,
+        status: 403,
+      });
+    }
+  });
+});
+
+describe('a key bound to tenant "default"', () => {
+  it('uses the routes that serve no tenant', async () => {
+    expect((await get('/api/v1/Schedule', defaultKey)).statusCode).toBe(200);
+    expect((await get('/api/v1/scim/Users', defaultKey)).statusCode).toBe(200);
+    expect((await get('/api/v1/scim/Users?Domain=acme', defaultKey)).statusCode).toBe(200);
   });
 });
 

@@ -10,6 +10,7 @@ import { RateLimiter, sendTooManyRequests, type RateDecision } from '../http/rat
 import { ApiKeysService, type Principal } from './api-keys.service.js';
 import type { AccessRule, Scope } from './scopes.js';
 import { tenantsOfRequest, tenantsRefused } from './tenant.js';
+import { DEFAULT_TENANT } from '../common/dto/context.dto.js';
 
 export interface AuthenticatedRequest extends FastifyRequest {
   principal?: Principal;
@@ -103,24 +104,26 @@ export class ApiKeyAuthenticator {
 }
 
 /**
- * preHandler of every route that needs a key: a tenant-bound key acts only for its tenants (auth/tenant.ts). Runs
- * once the body is parsed, before the handler; keys without `--domains` pass.
+ * The preHandler of every route that needs a key: a tenant-bound key acts only for its tenants (auth/tenant.ts).
+ * Runs once the body is parsed, before the handler; keys without `--domains` pass. On a route that names no tenant
+ * (see NamesTenant) the request acts for `default`, whatever its query or body says.
  */
-export function tenantHook(
-  request: AuthenticatedRequest,
-  _reply: FastifyReply,
-  done: (error?: Error) => void,
-): void {
-  const allowed = request.principal?.domains;
-  if (allowed === undefined) return done();
-  const refused = tenantsRefused(allowed, tenantsOfRequest(request.params, request.query, request.body));
-  if (refused.length === 0) return done();
-  done(
-    new PlatformError(
-      PlatformErrorCode.Forbidden,
-      `This API key is bound to other tenants; it may not act for ${refused.map((tenant) => `"${tenant}"`).join(', ')}.`,
-    ),
-  );
+export function tenantHookFor(routeNamesTenant: boolean) {
+  return (request: AuthenticatedRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    const allowed = request.principal?.domains;
+    if (allowed === undefined) return done();
+    const tenants = routeNamesTenant
+      ? tenantsOfRequest(request.params, request.query, request.body)
+      : [DEFAULT_TENANT];
+    const refused = tenantsRefused(allowed, tenants);
+    if (refused.length === 0) return done();
+    done(
+      new PlatformError(
+        PlatformErrorCode.Forbidden,
+        `This API key is bound to other tenants; it may not act for ${refused.map((tenant) => `"${tenant}"`).join(', ')}.`,
+      ),
+    );
+  };
 }
 
 function addressOf(request: FastifyRequest): string {

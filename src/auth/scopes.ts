@@ -37,6 +37,26 @@ export const RequireScope = (
 
 export const Public = (): MethodDecorator & ClassDecorator => declareAccess(PUBLIC);
 
+const NAMES_TENANT = 'platformNamesTenant';
+
+/**
+ * Marks the routes of an area whose requests name a tenant (DESIGN §2 "Tenancy": `Context.Domain` for mail and
+ * migrations, the `{domain}` path segment of the webhook read routes, the `Domain` query of listings). On every
+ * other route a request acts for no tenant but `default`, whatever it sends: a tenant-bound key cannot make an
+ * untenanted route (SCIM, schedules, replication) its own by adding `?Domain=<its tenant>`.
+ */
+export const NamesTenant = (): MethodDecorator & ClassDecorator => {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor): void => {
+    for (const { handler } of routeHandlersOf(target, descriptor)) {
+      mergeRouteConfig(handler, { [NAMES_TENANT]: true });
+    }
+  };
+};
+
+export function namesTenant(routeConfig: unknown): boolean {
+  return (routeConfig as Record<string, unknown> | undefined)?.[NAMES_TENANT] === true;
+}
+
 export function accessRuleOf(routeConfig: unknown): AccessRule | undefined {
   return (routeConfig as Record<string, AccessRule | undefined> | undefined)?.[ACCESS_RULE];
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/scopes.js';
+import { NamesTenant, RequireScope } from '../auth/scopes.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { WebhookError } from './device-webhook.errors.js';
 import { DeviceEventsQuery, DeviceEventsResponse, InstalledAppsResponse } from './dto/installed-apps.dto.js';
@@ -12,6 +12,7 @@ import { normaliseDomain } from './webhook-domain.js';
 @ApiBearerAuth()
 @ApiErrorResponses()
 @RequireScope('admin')
+@NamesTenant()
 @Controller('api/v1/webhook/homeprovider/:domain/installedapps')
 export class InstalledAppsController {
   constructor(private readonly store: InstalledAppStore) {}

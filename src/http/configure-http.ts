@@ -8,8 +8,8 @@ import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiKeyAuthenticator, tenantHook } from '../auth/api-key.auth.js';
-import { accessRuleOf, ADMIN_ONLY, PUBLIC, type AccessRule } from '../auth/scopes.js';
+import { ApiKeyAuthenticator, tenantHookFor } from '../auth/api-key.auth.js';
+import { accessRuleOf, ADMIN_ONLY, namesTenant, PUBLIC, type AccessRule } from '../auth/scopes.js';
 import type { AppConfig } from '../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../logging/request-context.js';
@@ -126,7 +126,10 @@ export async function configureHttp(
       ...(authenticate === undefined ? [] : [authenticate]),
     ] as typeof route.onRequest;
     if (needsKey) {
-      route.preHandler = [...hooksOf(route.preHandler), tenantHook] as typeof route.preHandler;
+      route.preHandler = [
+        ...hooksOf(route.preHandler),
+        tenantHookFor(namesTenant(route.config)),
+      ] as typeof route.preHandler;
     }
     route.onResponse = [
       ...hooksOf(route.onResponse),

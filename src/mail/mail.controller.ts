@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/scopes.js';
+import { NamesTenant, RequireScope } from '../auth/scopes.js';
 import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import {
@@ -23,6 +23,7 @@ import { SmtpConfigurationsService } from './smtp-configurations.service.js';
 @ApiBearerAuth()
 @ApiErrorResponses()
 @RequireScope('mail')
+@NamesTenant()
 @Controller('api/v1/mail')
 export class MailController {
   constructor(

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireScope } from '../auth/scopes.js';
+import { NamesTenant, RequireScope } from '../auth/scopes.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import {
   GetMigrationRunsRequest,
@@ -13,6 +13,7 @@ import { MigrationRunsService } from './migration-runs.service.js';
 @ApiBearerAuth()
 @ApiErrorResponses()
 @RequireScope('migrations')
+@NamesTenant()
 @Controller('api/v1/migration')
 export class MigrationRunsController {
   constructor(private readonly service: MigrationRunsService) {}
