@@ -14,7 +14,10 @@ export interface EgressRules {
   deny: readonly string[];
 }
 
-/** Refused unless OUTBOUND_ALLOW opens them: the service's own host, link-local (metadata), non-unicast. */
+/**
+ * Refused unless OUTBOUND_ALLOW opens them: the service's own host, link-local (most clouds' metadata service),
+ * non-unicast, and the cloud metadata addresses outside link-local (AWS's IPv6 endpoint, Alibaba Cloud's).
+ */
 export const DEFAULT_DENIED: ReadonlyArray<{ cidr: string; what: string }> = [
   { cidr: '127.0.0.0/8', what: 'loopback' },
   { cidr: '0.0.0.0/8', what: 'unspecified' },
@@ -26,6 +29,8 @@ export const DEFAULT_DENIED: ReadonlyArray<{ cidr: string; what: string }> = [
   { cidr: '::/128', what: 'unspecified' },
   { cidr: 'fe80::/10', what: 'link-local' },
   { cidr: 'ff00::/8', what: 'multicast' },
+  { cidr: 'fd00:ec2::254/128', what: 'cloud metadata (AWS IPv6)' },
+  { cidr: '100.100.100.200/32', what: 'cloud metadata (Alibaba Cloud)' },
 ];
 
 export type EgressVerdict =

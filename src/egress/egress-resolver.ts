@@ -34,7 +34,7 @@ export async function resolveDestination(
     const verdict = policy.check(literal);
     return verdict.allowed
       ? { ok: true, address: verdict.address, servername: undefined }
-      : { ok: false, refused: true, message: refusal(host, verdict.address, verdict.reason) };
+      : { ok: false, refused: true, message: literalRefusal(host, verdict.address, verdict.reason) };
   }
   if (policy.nameDenied(host))
     return { ok: false, refused: true, message: `Host ${host} is refused by OUTBOUND_DENY.` };
@@ -70,7 +70,13 @@ export async function resolveDestination(
   return { ok: true, address: policy.literalOf(chosen.address) ?? chosen.address, servername: host };
 }
 
-function refusal(host: string, address: string, reason: string): string {
+/** A literal address, shown normalised (0x7f000001 → 127.0.0.1): it tells the caller nothing it did not send. */
+function literalRefusal(host: string, address: string, reason: string): string {
   const shown = host === address ? host : `${host} (${address})`;
   return `Host ${shown} is not allowed: the address ${reason}.`;
+}
+
+/** A name: the address it resolved to is not shown, so refusals cannot map internal names to addresses. */
+function refusal(host: string, _address: string, reason: string): string {
+  return `Host ${host} is not allowed: an address it resolves to ${reason}.`;
 }

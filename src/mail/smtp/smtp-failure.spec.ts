@@ -150,6 +150,16 @@ describe('classifySmtpError', () => {
     expect(smtp.message).toContain('554 5.7.1 no relay for you');
   });
 
+  it('quotes only printable US-ASCII of an SMTP reply: bytes after a valid reply code are not echoed', () => {
+    const failure = classifySmtpError(
+      { code: 'EPROTOCOL', response: '554 \u0000\u0001binary-SECRET\u00ff\u001b[31m', message: 'x' },
+      context,
+    );
+    expect(failure.message).toBe('Connection to smtp.example.com:587 failed: 554 ??binary-SECRET??[31m.');
+    // eslint-disable-next-line no-control-regex
+    expect(failure.message).not.toMatch(/[\u0000-\u001f\u007f-\uffff]/);
+  });
+
   it('never quotes the names of a certificate in a TLS failure', () => {
     const message =
       "Hostname/IP does not match certificate's altnames: Host: smtp.example.com. is not in the cert's altnames: " +

@@ -183,7 +183,12 @@ export function scrubber(secrets: readonly string[]): (text: string) => string {
   return (text) => {
     let out = text;
     for (const needle of needles) out = out.split(needle).join('[REDACTED]');
-    out = out.replace(/\s+/g, ' ').trim();
+    // RFC 5321 §4.2: a reply's text is printable US-ASCII; anything else a peer sends after a valid reply code
+    // (control bytes, binary) is not quoted back: each such character shows as "?".
+    out = out
+      .replace(/\s+/g, ' ')
+      .replace(/[^\x20-\x7E]/g, '?')
+      .trim();
     return out.length > MAX_DETAIL ? `${out.slice(0, MAX_DETAIL)}…` : out;
   };
 }
