@@ -35,6 +35,8 @@ interface Generated {
   exdates: number[];
   deleteNth: number | null;
   moveNth: number | null;
+  /** No rule: DTSTART plus the RDATEs, with the recurrence's Duration (minutes) instead of End − Start. */
+  setDurationMinutes: number | null;
 }
 
 const rule = fc.oneof(
@@ -78,6 +80,7 @@ const generated: fc.Arbitrary<Generated> = fc.record({
   exdates: fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 2 }),
   deleteNth: fc.option(fc.integer({ min: 0, max: 5 })),
   moveNth: fc.option(fc.integer({ min: 6, max: 10 })),
+  setDurationMinutes: fc.option(fc.constantFrom(15, 45, 120), { freq: 4 }),
 });
 
 const wall = (ms: number) => new Date(ms).toISOString().slice(0, 19);
@@ -143,9 +146,13 @@ function toItem(g: Generated): ExportItem | undefined {
     End: g.durationMinutes === 0 ? null : at(startWall + g.durationMinutes * 60_000),
     StartTimeZone: g.zone,
     Recurrence: {
-      Pattern: pattern,
-      EndCount: g.end === 'count' ? g.count : null,
-      EndTime: g.end === 'until' ? at(startWall + g.untilDays * DAY) : null,
+      ...(g.setDurationMinutes === null
+        ? {
+            Pattern: pattern,
+            EndCount: g.end === 'count' ? g.count : null,
+            EndTime: g.end === 'until' ? at(startWall + g.untilDays * DAY) : null,
+          }
+        : { RecurrenceType: 'None', Duration: `PT${g.setDurationMinutes}M` }),
       Offset: g.offset,
       RecurrenceDates: g.rdates.map((d) => at(startWall + d * DAY + 90 * 60_000)),
       ExceptionDates: g.exdates.map((d) => at(startWall + d * DAY)),

@@ -175,6 +175,41 @@ describe('exportCalendar', () => {
     expect(all.filter((l) => l === 'UID:0c5b2f7e-3a41-4c8e-9a3b-5f6e7d8c9b0a')).toHaveLength(2);
   });
 
+  it("gives DTSTART plus RDATEs without a rule the recurrence's Duration and Offset, as the engine does", () => {
+    // A review found DTEND = End − Start here while the listing used Duration for every start.
+    const all = lines(
+      exportOne(
+        item({
+          Start: '2026-03-02T09:00:00Z',
+          End: '2026-03-02T10:00:00Z',
+          StartTimeZone: null,
+          Recurrence: {
+            RecurrenceType: 'None',
+            Duration: 'PT45M',
+            Offset: 'PT30M',
+            RecurrenceDates: ['2026-03-05T09:00:00Z'],
+          },
+        }),
+      ),
+    );
+    expect(all).toContain('DTSTART:20260302T093000Z');
+    expect(all).toContain('DTEND:20260302T101500Z');
+    expect(all.filter((l) => l.startsWith('RDATE'))).toEqual(['RDATE:20260302T093000Z,20260305T093000Z']);
+    // A single occurrence keeps End − Start and no Offset.
+    const single = lines(
+      exportOne(
+        item({
+          Start: '2026-03-02T09:00:00Z',
+          End: '2026-03-02T10:00:00Z',
+          StartTimeZone: null,
+          Recurrence: { RecurrenceType: 'None', Duration: 'PT45M', Offset: 'PT30M' },
+        }),
+      ),
+    );
+    expect(single).toContain('DTSTART:20260302T090000Z');
+    expect(single).toContain('DTEND:20260302T100000Z');
+  });
+
   it('folds the Offset into DTSTART and the rule where that is exact', () => {
     const all = lines(
       exportOne(

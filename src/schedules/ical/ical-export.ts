@@ -562,8 +562,14 @@ class CalendarBuilder {
       dtInstant = addDuration(rules, dtInstant, offset);
       dtWall = zone.tzid === undefined ? dtInstant : shifted.dtWall;
     } else {
-      dtInstant = start;
-      dtWall = rules.wallOf(start);
+      // DTSTART plus RDATEs is a set like any other: the engine gives every start the recurrence's Duration and
+      // Offset (series-compiler.ts); a single occurrence keeps End − Start and no Offset.
+      if (recurrence !== undefined && (recurrence.RecurrenceDates ?? []).length > 0) {
+        duration = durationOf(recurrence.Duration) ?? itemDuration;
+        offset = durationOf(recurrence.Offset) ?? ZERO_DURATION;
+      }
+      dtInstant = addDuration(rules, start, offset);
+      dtWall = rules.wallOf(dtInstant);
     }
     const shift = (instant: number) => addDuration(rules, instant, offset);
     const rawRdates = (recurrence?.RecurrenceDates ?? []).map((t) => momentOfText(t, rules) ?? 0);
