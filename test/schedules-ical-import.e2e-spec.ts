@@ -28,7 +28,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
   });
   afterAll(async () => t.close());
 
-  const importIcal = (body: string, contentType = 'text/calendar; charset=utf-8') =>
+  const importIcal = (body: string | Buffer, contentType = 'text/calendar; charset=utf-8') =>
     t.request({
       method: 'POST',
       url: IMPORT,
@@ -433,6 +433,48 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       const empty = await importIcal('');
       expect(empty.statusCode).toBe(400);
       expect(empty.json().Errors[0].Message).toMatch(/^line 1: the body is empty/);
+    });
+
+    it('joins a UTF-8 character split by a fold before decoding it (RFC 5545 §3.1), and honours the charset', async () => {
+      const event = (summary: Buffer) =>
+        Buffer.concat([
+          Buffer.from(
+            calendar(
+              'BEGIN:VEVENT',
+              'UID:utf8@test',
+              'DTSTART:20260105T090000Z',
+              'DTEND:20260105T100000Z',
+              '#',
+            ).split('#')[0],
+          ),
+          summary,
+          Buffer.from('\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'),
+        ]);
+      // "SUMMARY:" and 40 × "é" (2 octets each), folded after octet 75: between 0xC3 and 0xA9.
+      const line = Buffer.from(`SUMMARY:${'é'.repeat(40)}`);
+      const split = Buffer.concat([line.subarray(0, 75), Buffer.from('\r\n '), line.subarray(75)]);
+      expect(split[74]).toBe(0xc3);
+      const folded = await importIcal(event(split));
+      expect(folded.statusCode).toBe(201);
+      expect(folded.json().Result.ScheduleItems[0].Name).toBe('é'.repeat(40));
+
+      const latin1 = event(Buffer.from('SUMMARY:Caf\xe9', 'latin1'));
+      const declared = await importIcal(latin1, 'text/calendar; charset=iso-8859-1');
+      expect(declared.statusCode).toBe(201);
+      expect(declared.json().Result.ScheduleItems[0].Name).toBe('Café');
+      // Not UTF-8, declared as UTF-8 (or not declared): a 400 naming the line, never U+FFFD stored.
+      for (const type of ['text/calendar; charset=utf-8', 'text/calendar']) {
+        const refused = await importIcal(latin1, type);
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json().Errors[0]).toMatchObject({
+          Field: 'line 8',
+          Message: expect.stringMatching(/^line 8: SUMMARY: is not valid UTF-8/),
+        });
+      }
+      expect((await importIcal(latin1, 'text/calendar; charset=x-no-such')).statusCode).toBe(415);
+      const nul = await importIcal(event(Buffer.from('SUMMARY:a\u0000b')));
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json().Errors[0].Message).toMatch(/^line 8: SUMMARY: contains a NUL character/);
     });
 
     it('answers 415 for text/calendar on routes that do not take it', async () => {

@@ -171,11 +171,12 @@ export async function configureHttp(
     },
   );
 
-  // Text bodies a route declares (RouteLimits textBodies: the iCalendar import's text/calendar) arrive as a string,
-  // under the route's body limit; any other route answers them 415 like every unsupported type.
+  // Text bodies a route declares (RouteLimits textBodies: the iCalendar import's text/calendar) arrive as their
+  // octets (a Buffer: the route decodes them per the charset parameter, after joining folds, RFC 5545 §3.1), under
+  // the route's body limit; any other route answers them 415 like every unsupported type.
   fastify.addContentTypeParser(
     /^text\/calendar\s*(?:;.*)?$/i,
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (request, body, done) => {
       const mediaType = 'text/calendar';
       if (routeLimitsOf(request.routeOptions.config)?.textBodies?.includes(mediaType) !== true) {
@@ -188,7 +189,7 @@ export async function configureHttp(
         );
         return;
       }
-      done(null, typeof body === 'string' ? body : body.toString('utf8'));
+      done(null, body);
     },
   );
 

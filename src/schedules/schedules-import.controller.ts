@@ -45,13 +45,15 @@ export class SchedulesImportController {
   @ApiCreatedResponse({ type: ScheduleResponse })
   async importIcal(@Req() request: FastifyRequest): Promise<ScheduleResponse> {
     const body: unknown = request.body;
-    if (typeof body !== 'string') {
+    if (!Buffer.isBuffer(body)) {
       throw new PlatformError(
         PlatformErrorCode.UnsupportedMediaType,
         `Content type ${String(request.headers['content-type'] ?? '(none)')} is not supported; send ${CALENDAR}.`,
       );
     }
-    const { schedule, message } = await this.imports.importIcal(body);
+    // The octets as sent: decoded per the charset parameter (UTF-8 by default) once folds are joined.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(String(request.headers['content-type']))?.[1];
+    const { schedule, message } = await this.imports.importIcal(body, charset);
     return { ...ok(message), Result: schedule };
   }
 }

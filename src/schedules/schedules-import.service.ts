@@ -2,7 +2,7 @@
 // then goes through exactly what POST /api/v1/Schedule runs: the request DTO's validation and SchedulesService.create
 // (recurrence engine, one transaction). Every field those name is mapped back to the calendar line it came from.
 import { Injectable } from '@nestjs/common';
-import type { FieldError } from '../errors/api-error.js';
+import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
 import { ScheduleInput } from './dto/schedule.dto.js';
 import {
@@ -11,6 +11,7 @@ import {
   importCalendar,
   type ImportedCalendar,
 } from './ical/ical-import.js';
+import { UnsupportedCharsetError } from './ical/ical-content.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
 import { SchedulesService, type WriteResult } from './schedules.service.js';
 
@@ -20,11 +21,17 @@ const EXCEPTION_PATH = /ScheduleItems\[\d+\]\.Recurrence\.Exceptions\[\d+\]/g;
 export class SchedulesImportService {
   constructor(private readonly schedules: SchedulesService) {}
 
-  async importIcal(text: string): Promise<WriteResult> {
+  async importIcal(body: string | Buffer, charset?: string): Promise<WriteResult> {
     let calendar: ImportedCalendar;
     try {
-      calendar = importCalendar(text);
+      calendar = importCalendar(body, charset);
     } catch (error) {
+      if (error instanceof UnsupportedCharsetError) {
+        throw new PlatformError(
+          PlatformErrorCode.UnsupportedMediaType,
+          `${error.message} (or a charset this service decodes, e.g. iso-8859-1 or windows-1252).`,
+        );
+      }
       if (!(error instanceof IcalImportError)) throw error;
       throw ScheduleError.invalid(
         error.problems.map((problem) => ({

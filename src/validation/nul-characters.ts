@@ -26,6 +26,9 @@ export function nulFields(value: unknown, root: string, out: string[] = []): str
     const [current, path] = stack.pop()!;
     if (typeof current === 'string') {
       if (unstorable(current)) out.push(path);
+    } else if (Buffer.isBuffer(current)) {
+      // A text body kept as octets (the iCalendar import): its route decodes it and names the line itself.
+      continue;
     } else if (Array.isArray(current)) {
       for (let index = current.length - 1; index >= 0; index--)
         stack.push([current[index], `${path}[${index}]`]);

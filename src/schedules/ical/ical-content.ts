@@ -2,6 +2,7 @@
 // property starts on: ical.js parses the properties but reports no line numbers, and every import error must name
 // its line. Each unfolded line is handed to ical.js's own property parser (parameters, quoting, escapes, value
 // types); BEGIN/END nesting is checked here (ical.js does not check that END names the open component).
+import { TextDecoder } from 'node:util';
 import ICAL from 'ical.js';
 
 export interface IcalProperty {
@@ -76,7 +77,81 @@ export function unfold(text: string): ContentLine[] {
 }
 
 const BEGIN_END = /^(BEGIN|END):(.*)$/i;
+
 const NAME = /^[A-Za-z0-9-]+/;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Whether `charset` (a Content-Type parameter) names UTF-8 or its subset US-ASCII: RFC 5545 §3.1's default. */
+function isUtf8(charset: string | undefined): boolean {
+  return charset === undefined || /^(utf-?8|us-ascii|ascii)$/i.test(charset.trim());
+}
+
+/**
+ * The content lines of a body in bytes. RFC 5545 §3.1: unfolding restores the original octet sequence, so a
+ * multi-octet UTF-8 character split by a fold (as 75-octet folding does) is joined before it is decoded; bytes
+ * that are not valid UTF-8 (or not valid in the declared `charset`) are a syntax error naming their line, never
+ * silently replaced. A NUL character is refused the same way (PostgreSQL cannot store it).
+ */
+export function decodeLines(body: Buffer, charset?: string): ContentLine[] {
+  let lines: ContentLine[];
+  if (!isUtf8(charset)) {
+    let decoder: TextDecoder;
+    try {
+      decoder = new TextDecoder(charset!.trim(), { fatal: true });
+    } catch {
+      throw new UnsupportedCharsetError(charset!);
+    }
+    lines = unfoldDecoded(body, decoder);
+  } else {
+    lines = unfoldDecoded(body, UTF8);
+  }
+  for (const { line, text } of lines) {
+    if (text.includes('\u0000')) {
+      throw new IcalSyntaxError(
+        line,
+        nameOf(text),
+        'contains a NUL character (U+0000), which is not accepted',
+      );
+    }
+  }
+  return lines;
+}
+
+/** Fast path: the whole body decodes; otherwise each unfolded line is decoded from its octets. */
+function unfoldDecoded(body: Buffer, decoder: TextDecoder): ContentLine[] {
+  try {
+    const text = decoder.decode(body);
+    return unfold(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    // A fold inside a character, or bytes that are not valid: find which.
+  }
+  const hasBom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  // latin1 maps each octet to one character and back, so folds are found and joined on the octets themselves.
+  return unfold(body.subarray(hasBom ? 3 : 0).toString('latin1')).map(({ line, text }) => {
+    try {
+      return { line, text: decoder.decode(Buffer.from(text, 'latin1')) };
+    } catch {
+      throw new IcalSyntaxError(
+        line,
+        nameOf(text),
+        `is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}: send UTF-8 (RFC 5545's ` +
+          'default), or name the charset in Content-Type (text/calendar; charset=…)',
+      );
+    }
+  });
+}
+
+function nameOf(text: string): string {
+  return (NAME.exec(text)?.[0] ?? '').toUpperCase();
+}
+
+/** A Content-Type charset no decoder knows: the import answers 415. */
+export class UnsupportedCharsetError extends Error {
+  constructor(readonly charset: string) {
+    super(`charset "${charset}" is not supported; send UTF-8`);
+  }
+}
 
 /**
  * Parses the body into its one VCALENDAR. Throws IcalSyntaxError naming the line for anything ical.js refuses,
@@ -86,8 +161,15 @@ const NAME = /^[A-Za-z0-9-]+/;
  * whole) go through ical.js; the others (DESCRIPTION, ATTENDEE, … — most of a real export) are only checked for the
  * NAME[;PARAM…]:VALUE shape. Half the parse time of a Google export is spent on lines the caller ignores.
  */
-export function parseCalendar(text: string, wanted?: ReadonlySet<string>): IcalComponent {
-  const lines = unfold(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+export function parseCalendar(
+  body: string | Buffer,
+  wanted?: ReadonlySet<string>,
+  charset?: string,
+): IcalComponent {
+  const lines =
+    typeof body === 'string'
+      ? unfold(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body)
+      : decodeLines(body, charset);
   if (lines.length === 0) {
     throw new IcalSyntaxError(
       1,
@@ -165,7 +247,13 @@ export function parseCalendar(text: string, wanted?: ReadonlySet<string>): IcalC
   return calendar!;
 }
 
-function parseProperty(content: string, line: number, name: string): IcalProperty {
+/** Recurrence rules: every part name and enumerated value is case-insensitive (RFC 5545 §2, §3.3.10). */
+const RULE_PROPERTIES = new Set(['RRULE', 'EXRULE']);
+
+function parseProperty(source: string, line: number, name: string): IcalProperty {
+  // ical.js reads only upper-case rule values ("freq=weekly" is refused), so rules are upper-cased first.
+  const at = RULE_PROPERTIES.has(name) ? valueStart(source) : -1;
+  const content = at < 0 ? source : source.slice(0, at) + source.slice(at).toUpperCase();
   let jcal: unknown[];
   try {
     jcal = ICAL.parse.property(content) as unknown[];

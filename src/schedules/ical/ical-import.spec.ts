@@ -125,6 +125,13 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(items(ics(...lines))[0]).toMatchObject(expected);
   });
 
+  it('reads a recurrence rule in any letter case (RFC 5545 §2: enumerated values are case-insensitive)', () => {
+    const [item] = items(
+      ics(...event('UID:lower', 'DTSTART:20260105T090000Z', 'rrule:freq=weekly;count=3;byday=mo,We')),
+    );
+    expect(item.Recurrence).toMatchObject({ Pattern: 'FREQ=WEEKLY;COUNT=3;BYDAY=MO,WE' });
+  });
+
   it('maps several RDATE/EXDATE lines and comma lists, and overrides to exceptions', () => {
     const [item] = items(
       ics(

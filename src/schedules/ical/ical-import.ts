@@ -137,10 +137,11 @@ const READ = new Set([
   'RECURRENCE-ID',
 ]);
 
-export function importCalendar(text: string): ImportedCalendar {
+/** `body`: the request's octets (decoded per `charset`, UTF-8 by default) or, in tests, text. */
+export function importCalendar(body: string | Buffer, charset?: string): ImportedCalendar {
   let calendar: IcalComponent;
   try {
-    calendar = parseCalendar(text, READ);
+    calendar = parseCalendar(body, READ, charset);
   } catch (error) {
     if (error instanceof IcalSyntaxError) {
       throw new IcalImportError([{ line: error.line, property: error.property, message: error.message }]);
