@@ -132,6 +132,21 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(item.Recurrence).toMatchObject({ Pattern: 'FREQ=WEEKLY;COUNT=3;BYDAY=MO,WE' });
   });
 
+  it('refuses a UTC time with TZID (§3.2.19) and a date UNTIL on a timed series (§3.3.10), naming the line', () => {
+    expect(problems(ics(...event('UID:z', 'DTSTART;TZID=Europe/Berlin:20260105T090000Z'))).join(' ')).toMatch(
+      /^line 5: DTSTART: "20260105T090000Z" is a UTC time and cannot carry TZID/,
+    );
+    expect(
+      problems(ics(...event('UID:u', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY;UNTIL=20260110'))).join(
+        ' ',
+      ),
+    ).toMatch(/^line 6: RRULE: UNTIL is a date but DTSTART is a date-time/);
+    // The same value types are fine.
+    expect(
+      items(ics(...event('UID:d', 'DTSTART;VALUE=DATE:20260105', 'RRULE:FREQ=DAILY;UNTIL=20260110'))),
+    ).toHaveLength(1);
+  });
+
   it('maps several RDATE/EXDATE lines and comma lists, and overrides to exceptions', () => {
     const [item] = items(
       ics(

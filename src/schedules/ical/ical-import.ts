@@ -389,6 +389,14 @@ class CalendarImport {
         this.note(`${path}.Recurrence.${simple}`, rrule);
       }
       const pattern = rrule.raw.trim();
+      // §3.3.10: UNTIL has DTSTART's value type. A date UNTIL on a timed series is read differently by different
+      // readers (inclusive of that day, or up to its midnight), so it is refused rather than guessed.
+      if (timing.startProperty?.type === 'date-time' && /(?:^|;)UNTIL=\d{8}(?:;|$)/i.test(pattern)) {
+        refuse(
+          rrule,
+          'UNTIL is a date but DTSTART is a date-time; RFC 5545 §3.3.10 requires the same value type (UNTIL=…T…Z)',
+        );
+      }
       recurrence.Pattern = pattern;
       const freq = /(?:^|;)FREQ=([A-Z]+)/i.exec(pattern)?.[1]?.toUpperCase();
       if (freq !== undefined && FREQUENCIES.includes(freq)) {
@@ -638,6 +646,12 @@ class CalendarImport {
             : DATE.exec(token) !== null && wallOf(DATE.exec(token)!) !== undefined
               ? `"${token}" is a date but the value type is DATE-TIME; write ${property.name};VALUE=DATE:${token}`
               : `"${token}" is not a date-time (YYYYMMDDTHHMMSS, Z for UTC)`,
+        );
+      }
+      if (!isDate && match![7] !== '' && tzid !== undefined) {
+        refuse(
+          property,
+          `"${token}" is a UTC time and cannot carry TZID (RFC 5545 §3.2.19); drop the Z or the TZID`,
         );
       }
       if (isDate) times.push({ kind: 'date', wallMs: wall });
