@@ -264,6 +264,25 @@ describe('schedules', () => {
       expect(response.json().Message).toContain(UNKNOWN_ID);
     });
 
+    it('refuses an impossible calendar date in the window, as POST /Schedule does (not read as March 2)', async () => {
+      const grouped = await byGroup({
+        Groups: [{ Key: 'g', ScheduleIds: [weekly] }],
+        Start: '2025-02-30T00:00:00Z',
+        End: '2025-03-31',
+      });
+      expect(grouped.statusCode).toBe(400);
+      expect(grouped.json().Errors).toEqual([
+        { Field: 'Start', Message: 'Start must be an ISO 8601 date-time' },
+      ]);
+      const listed = await t.request({
+        method: 'GET',
+        url: `/api/v1/Occurrence?ScheduleIds=${weekly}&Start=2026-01-01&End=2026-02-29T00:00:00Z`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(listed.statusCode).toBe(400);
+      expect(listed.json().Errors[0].Field).toBe('End');
+    });
+
     it('accepts camelCase property names', async () => {
       const response = await byGroup({
         groups: [{ key: 'g', scheduleIds: [weekly] }],

@@ -6,13 +6,14 @@ import type { FieldError } from '../errors/api-error.js';
 import type { RequestContext } from '../logging/request-context.js';
 import type { HasOccurrencesGroupedRequest, OccurrenceDto, OccurrencesQuery } from './dto/occurrence.dto.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
+import { MS_PER_DAY } from './recurrence/calendar.js';
+import { parseDateTime } from './recurrence/iso-date-time.js';
 import { SeriesCache, type CompiledItem } from './series-cache.js';
 
 const MAX_IDS = 50_000;
 /** Requests with more distinct ids than this yield the event loop between their phases. */
 const YIELD_AFTER_IDS = 5_000;
 const MAX_OCCURRENCES = 10_000;
-const HAS_OFFSET = /(?:[zZ]|[+-]\d\d(?::?\d\d)?)$/;
 
 export interface GroupedAnswer {
   groups: Record<string, boolean>;
@@ -132,16 +133,15 @@ function unknown(ids: readonly string[], compiled: Map<string, unknown>): string
 
 /** Start/End as instants; a date-time without offset is read as UTC (documented). End must be after Start. */
 function window(startText: string, endText: string, errors: FieldError[]): [number, number] {
+  // The parser schedules are written with: strict calendar dates (2025-02-30 is refused, as on POST /Schedule,
+  // where Date.parse would read March 2); a date or a time without offset is UTC.
   const instant = (text: string, field: string): number => {
-    const trimmed = text.trim();
-    const iso = /^\d{4}-\d\d-\d\d$/.test(trimmed)
-      ? `${trimmed}T00:00:00Z`
-      : HAS_OFFSET.test(trimmed)
-        ? trimmed
-        : `${trimmed}Z`;
-    const value = Date.parse(iso);
-    if (Number.isNaN(value)) errors.push({ Field: field, Message: `${field} must be an ISO 8601 date-time` });
-    return value;
+    const parsed = parseDateTime(text);
+    if (parsed === undefined) {
+      errors.push({ Field: field, Message: `${field} must be an ISO 8601 date-time` });
+      return Number.NaN;
+    }
+    return parsed.kind === 'date' ? parsed.days * MS_PER_DAY : parsed.ms;
   };
   const start = instant(startText, 'Start');
   const end = instant(endText, 'End');
