@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../migrations/index.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, isPostgresRun, type TestDatabase } from './support/test-database.js';
 import { runCli, runMain, startServer, type RunningServer } from './support/spawn.js';
 
 let database: TestDatabase;
@@ -81,6 +81,19 @@ describe('start-up', () => {
     expect(second.output()).not.toContain('pk_');
     const mode = fs.statSync(path.join(database.dataDir, 'encryption.key')).mode & 0o777;
     expect(mode).toBe(0o600);
+    if (!isPostgresRun()) {
+      // The SQLite file (and its WAL) hold the users, keys' hashes and encrypted secrets: owner-only too.
+      const files = ['platform.sqlite', 'platform.sqlite-wal', 'platform.sqlite-shm'].filter((file) =>
+        fs.existsSync(path.join(database.dataDir, file)),
+      );
+      expect(files).toContain('platform.sqlite');
+      for (const file of files) {
+        expect({ file, mode: fs.statSync(path.join(database.dataDir, file)).mode & 0o777 }).toEqual({
+          file,
+          mode: 0o600,
+        });
+      }
+    }
   });
 
   it('brings up two instances started at the same moment, with one successful run per migration', async () => {

@@ -30,7 +30,12 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
       applicationName: 'platform-api',
     };
   }
-  if (database.database !== ':memory:') fs.mkdirSync(path.dirname(database.database), { recursive: true });
+  if (database.database !== ':memory:') {
+    fs.mkdirSync(path.dirname(database.database), { recursive: true });
+    // A new database file is created owner-only (0600), as the key files are; SQLite gives its -wal and -shm
+    // files the database file's mode. An existing file keeps the mode its operator chose.
+    fs.closeSync(fs.openSync(database.database, 'a', 0o600));
+  }
   return {
     ...common,
     type: 'better-sqlite3',
