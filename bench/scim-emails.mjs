@@ -13,12 +13,9 @@
 // dropped afterwards; `--keep` keeps it for a look with sqlite3/psql). Run after `npm run build`:
 // `node bench/scim-emails.mjs [--users 100000] [--runs 200] [--keep] [--dist dist]`.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { scratchDatabase } from './support/scratch-database.mjs';
+import { builtService, scratchDatabase } from './support/scratch-database.mjs';
 
 const GOAL_EQ_MS = 5;
 const GOAL_CO_MS = 30;
@@ -35,12 +32,7 @@ const { values: args } = parseArgs({
 const userCount = Number(args.users);
 const runs = Number(args.runs);
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (file) => path.join(path.resolve(root, args.dist), file);
-if (!existsSync(dist('src/create-app.js'))) {
-  console.error(`${dist('')} is missing: run \`npm run build\` first.`);
-  process.exit(1);
-}
+const dist = builtService(args.dist);
 const { loadConfig } = await import(dist('src/config/config.js'));
 const { createApp } = await import(dist('src/create-app.js'));
 const { createRootLogger } = await import(dist('src/logging/logger.js'));

@@ -11,11 +11,8 @@
 // dropped afterwards). Run after `npm run build`:
 // `node bench/scim-pages.mjs [--users 100000] [--runs 60] [--dist dist]`.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
+import { builtService, hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
 
 const GOAL_PAGE_MS = 5;
 
@@ -29,12 +26,7 @@ const { values: args } = parseArgs({
 const userCount = Number(args.users);
 const runs = Number(args.runs);
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (file) => path.join(path.resolve(root, args.dist), file);
-if (!existsSync(dist('src/create-app.js'))) {
-  console.error(`${dist('')} is missing: run \`npm run build\` first.`);
-  process.exit(1);
-}
+const dist = builtService(args.dist);
 const { loadConfig } = await import(dist('src/config/config.js'));
 const { createApp } = await import(dist('src/create-app.js'));
 const { createRootLogger } = await import(dist('src/logging/logger.js'));

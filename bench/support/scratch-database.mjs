@@ -2,10 +2,26 @@
 // DATABASE_URL=postgres://…/<db>, a new PostgreSQL database next to <db> (named after the bench, random suffix).
 // `drop()` removes both; a bench that keeps them for a look with sqlite3/psql just does not call it.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * A path resolver into the built service (`--dist`, default `dist/` of this checkout); exits with a hint when the
+ * build is missing.
+ */
+export function builtService(distDir = 'dist') {
+  const dist = (file) => path.join(path.resolve(root, distDir), file);
+  if (!existsSync(dist('src/create-app.js'))) {
+    console.error(`${dist('')} is missing: run \`npm run build\` first.`);
+    process.exit(1);
+  }
+  return dist;
+}
 
 /** @returns {Promise<{ dataDir: string, databaseUrl: string, drop: () => Promise<void> }>} */
 export async function scratchDatabase(benchName) {
