@@ -17,6 +17,11 @@ describe('resolveTimeZone', () => {
     ['Eastern Standard Time', 'America/New_York'],
     ['GMT Standard Time', 'Europe/London'],
     ['Tokyo Standard Time', 'Asia/Tokyo'],
+    // CLDR's primary zones under their current IANA names, not the spellings IANA retired.
+    ['India Standard Time', 'Asia/Kolkata'],
+    ['Nepal Standard Time', 'Asia/Kathmandu'],
+    ['FLE Standard Time', 'Europe/Kyiv'],
+    ['Myanmar Standard Time', 'Asia/Yangon'],
   ])('%s → %s', (input, expected) => {
     expect(resolveTimeZone(input)).toBe(expected);
   });

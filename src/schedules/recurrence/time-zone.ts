@@ -27,13 +27,33 @@ function ianaNameTable(): Map<string, string> {
   return knownIanaNames;
 }
 
+/**
+ * CLDR keeps the old spelling of zones IANA renamed (tzdata's `backward` file); a calendar client expects the
+ * current name (`India Standard Time` → `Asia/Kolkata`, not `Asia/Calcutta`). The renames among CLDR's primary
+ * zones of Windows ids.
+ */
+const IANA_RENAMED: Readonly<Record<string, string>> = {
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Indianapolis': 'America/Indiana/Indianapolis',
+  'America/Godthab': 'America/Nuuk',
+};
+
 function windowsNameTable(): Map<string, string> {
   if (!windowsNames) {
     windowsNames = new Map();
     // Territory "001" is CLDR's primary zone for a Windows id, the one Windows itself treats as the reference.
     for (const entry of WINDOWS_TO_IANA_MAP) {
       if (entry.territory === '001' && entry.iana.length > 0) {
-        windowsNames.set(entry.windowsName.toLowerCase(), entry.iana[0]);
+        const primary = entry.iana[0];
+        const renamed = IANA_RENAMED[primary];
+        windowsNames.set(
+          entry.windowsName.toLowerCase(),
+          renamed !== undefined && intlAccepts(renamed) !== undefined ? renamed : primary,
+        );
       }
     }
   }
