@@ -11,7 +11,12 @@ import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
 import type { GroupPatchPlan } from './patch/group-patch.js';
 import type { SqlDialect } from './scim-filter-sql.js';
-import { isUniqueViolation, ScimUsersRepository, touchUsers } from './scim-users.repository.js';
+import {
+  isUniqueViolation,
+  ScimUsersRepository,
+  touchMembersOf,
+  touchUsers,
+} from './scim-users.repository.js';
 import { ScimError } from './scim.errors.js';
 
 const ALIAS = 'scim_group';
@@ -201,7 +206,7 @@ export class ScimGroupsRepository {
           await touchUsers(manager, touched, next.lastModified);
         } else {
           // A new displayName is every member's `groups[].display`: the members now, and those just removed.
-          await touchUsers(manager, { membersOf: groupId }, next.lastModified);
+          await touchMembersOf(manager, groupId, next.lastModified);
           await touchUsers(manager, gone, next.lastModified);
         }
         return next;
@@ -225,7 +230,7 @@ export class ScimGroupsRepository {
       });
       if (group === null) return false;
       // Its members lose it from their `groups`.
-      await touchUsers(manager, { membersOf: normalized }, new Date());
+      await touchMembersOf(manager, normalized, new Date());
       await manager.delete(ScimGroupEntity, { id: normalized });
       // The foreign key cascades too; this does not depend on SQLite's foreign_keys pragma.
       await manager.delete(ScimGroupMemberEntity, { groupId: normalized });

@@ -69,26 +69,28 @@ export function isTransientConflict(error: unknown): boolean {
  */
 export async function touchUsers(
   manager: EntityManager,
-  userIds: readonly string[] | { membersOf: string },
+  userIds: readonly string[],
   at: Date,
 ): Promise<void> {
-  const update = () =>
-    manager
-      .createQueryBuilder()
-      .update(ScimUserEntity)
-      .set({ version: () => 'version + 1', lastModified: at });
-  if (!Array.isArray(userIds)) {
-    const groupId = (userIds as { membersOf: string }).membersOf;
-    await update()
-      .where('id IN (SELECT m.user_id FROM scim_group_members m WHERE m.group_id = :groupId)', { groupId })
-      .execute();
-    return;
-  }
   for (let start = 0; start < userIds.length; start += 500) {
-    await update()
+    await bumpVersions(manager, at)
       .where({ id: In(userIds.slice(start, start + 500)) })
       .execute();
   }
+}
+
+/** touchUsers for every member of a group (a rename changes each member's `groups[].display`). */
+export async function touchMembersOf(manager: EntityManager, groupId: string, at: Date): Promise<void> {
+  await bumpVersions(manager, at)
+    .where('id IN (SELECT m.user_id FROM scim_group_members m WHERE m.group_id = :groupId)', { groupId })
+    .execute();
+}
+
+function bumpVersions(manager: EntityManager, at: Date) {
+  return manager
+    .createQueryBuilder()
+    .update(ScimUserEntity)
+    .set({ version: () => 'version + 1', lastModified: at });
 }
 
 /** From this offset on, a page of every user is read from its first key (see search). */
