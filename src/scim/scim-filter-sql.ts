@@ -85,7 +85,8 @@ function unsupported(path: ScimAttributePath): never {
   );
 }
 
-function quoteIdentifier(name: string): string {
+/** A SQL identifier in double quotes; only names from the attribute table or the code reach it. */
+export function quoteIdentifier(name: string): string {
   if (!SAFE_IDENTIFIER.test(name)) throw new Error(`Unexpected identifier ${JSON.stringify(name)}`);
   return `"${name}"`;
 }
@@ -109,8 +110,6 @@ export function jsonScalar(dialect: SqlDialect, objectExpression: string, keys: 
 export function jsonPathOf(keys: readonly string[]): string {
   return `$${keys.map((key) => `."${quoteJsonKey(key)}"`).join('')}`;
 }
-
-export { quoteIdentifier };
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
