@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { trace } from '@opentelemetry/api';
+import { JobsService } from '../src/jobs/jobs.service.js';
 import { tracing } from '../src/tracing/tracing.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 
@@ -119,5 +121,20 @@ describe('tracing', () => {
       (line) => line.message === 'request completed' && line.url === '/api/v1/Schedule/not-a-uuid',
     );
     expect(log?.trace_id).toBe(byId.traceId);
+  });
+
+  it('keeps the job poller out of the trace of the request that woke it (a review saw a span a second there)', async () => {
+    const jobs = t.app.get(JobsService);
+    const traceId = trace.getTracer('test').startActiveSpan('request that enqueues a job', (span) => {
+      jobs.wake(); // what enqueueing a job does
+      span.end();
+      return span.spanContext().traceId;
+    });
+    // The poller runs at once and then every JOB_POLL_MS (1 s): give it a few rounds.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await tracing()?.forceFlush();
+    expect(spans.filter((span) => span.traceId === traceId).map((span) => span.name)).toEqual([
+      'request that enqueues a job',
+    ]);
   });
 });

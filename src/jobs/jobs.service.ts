@@ -4,6 +4,7 @@
 // PostgreSQL), keeps them leased with a heartbeat while they run, and deletes them when done. A job whose instance
 // dies is taken over by another once its lease (JOB_LEASE_MS) runs out; on SIGTERM running jobs are handed back at
 // once. Areas register the kinds they handle; an instance claims only kinds it has handlers for (MODULES).
+import { AsyncResource } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
@@ -82,6 +83,12 @@ export class JobsService implements OnModuleDestroy {
   private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private pollAgain = false;
+  /**
+   * Runs a function in the context the service was created in (start-up: no request). The poll timer is often
+   * set while a request is being handled (it enqueued a job); created there, every later poll would inherit that
+   * request's context — its trace (a span a second, for ever, in a finished request's trace) and its log fields.
+   */
+  private readonly outsideRequests = AsyncResource.bind((work: () => void): void => work());
 
   constructor(
     dataSource: DataSource,
@@ -229,8 +236,10 @@ export class JobsService implements OnModuleDestroy {
       return;
     }
     clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => this.poll(), delayMs);
-    this.pollTimer.unref();
+    this.outsideRequests(() => {
+      this.pollTimer = setTimeout(() => this.poll(), delayMs);
+      this.pollTimer.unref();
+    });
   }
 
   private poll(): void {
