@@ -68,8 +68,7 @@ function drainOnSignals(app: NestFastifyApplication, config: AppConfig, logger: 
       try {
         await app.get(JobsService).stop();
         await app.close();
-        // The last spans of the drained requests are exported before the process ends.
-        await tracing()?.shutdown();
+        await exportLastSpans(logger);
         logger.info('shut down cleanly');
         process.exit(0);
       } catch (error) {
@@ -80,6 +79,26 @@ function drainOnSignals(app: NestFastifyApplication, config: AppConfig, logger: 
   };
   process.once('SIGTERM', drain);
   process.once('SIGINT', drain);
+}
+
+/**
+ * The last spans of the drained requests are exported before the process ends, for at most 2 s: an unreachable
+ * collector is the collector's problem, not a failed shutdown (the exit stays 0 and the spans are lost).
+ */
+async function exportLastSpans(logger: Logger): Promise<void> {
+  const active = tracing();
+  if (active === undefined) return;
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 2_000).unref());
+  try {
+    if ((await Promise.race([active.shutdown().then(() => 'done' as const), timeout])) === 'timeout') {
+      logger.warn({}, 'tracing: the last spans were not exported within 2 s; shutting down without them');
+    }
+  } catch (error) {
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'tracing: the last spans could not be exported; shutting down without them',
+    );
+  }
 }
 
 main().catch((error: unknown) => {

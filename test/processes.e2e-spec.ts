@@ -96,6 +96,18 @@ describe('start-up', () => {
     }
   });
 
+  it('shuts down with exit code 0 on SIGTERM when tracing cannot reach its collector', async () => {
+    // Port 1: nothing listens, every export fails. The last spans are given up after 2 s, not the shutdown.
+    const server = await startServer({ ...env(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' });
+    servers.push(server);
+    expect((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => server.child.once('close', resolve));
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(server.output()).toContain('shutting down without them');
+    expect(server.output()).not.toContain('shutdown failed');
+  });
+
   it('brings up two instances started at the same moment, with one successful run per migration', async () => {
     servers = await Promise.all([
       startServer({ ...env(), API_KEYS: 'k'.repeat(20) }),
