@@ -84,6 +84,29 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(rejected.json())).toContain('Extra');
   });
 
+  it('types every property (string or null is type string + nullable; integers are integer)', () => {
+    const untyped: string[] = [];
+    const walk = (where: string, schema: Record<string, unknown> | undefined): void => {
+      if (schema === undefined) return;
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      for (const [name, property] of Object.entries(properties)) {
+        const typed = ['type', '$ref', 'allOf', 'oneOf', 'anyOf'].some((key) => key in property);
+        if (!typed) untyped.push(`${where}.${name}`);
+        walk(`${where}.${name}`, property);
+      }
+      walk(`${where}[]`, schema.items as Record<string, unknown> | undefined);
+    };
+    for (const [name, schema] of Object.entries(document.components.schemas)) walk(name, schema);
+    expect(untyped).toEqual([]);
+    const schemas = document.components.schemas as Record<string, { properties: Record<string, unknown> }>;
+    expect(schemas.HasOccurrencesGroupedResult.properties.Message).toMatchObject({
+      type: 'string',
+      nullable: true,
+    });
+    expect(schemas.EnsureSmtpConfigurationRequest.properties.Port).toMatchObject({ type: 'integer' });
+    expect(schemas.ScheduleListResponse.properties.TotalPages).toMatchObject({ type: 'integer' });
+  });
+
   it('documents the error answers of every operation with the envelope and an example of their own code', () => {
     const seen = new Set<string>();
     for (const [route, methods] of Object.entries(document.paths)) {

@@ -107,7 +107,9 @@ function fixUnionTypes(schemas: Record<string, Json>): void {
               ? Number.isInteger(example)
                 ? 'integer'
                 : 'number'
-              : undefined;
+              : typeof example === 'object' && example !== null && !Array.isArray(example)
+                ? 'object'
+                : undefined;
       if (type === undefined) delete property.type;
       else property.type = type;
     }

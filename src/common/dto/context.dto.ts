@@ -52,7 +52,7 @@ export class ContextDto {
   @IsString({ each: true })
   SecondaryIdentities?: string[] | null;
 
-  @ApiPropertyOptional({ nullable: true, example: null })
+  @ApiPropertyOptional({ type: String, nullable: true, example: null })
   @IsOptional()
   @IsString()
   ImpersonationId?: string | null;

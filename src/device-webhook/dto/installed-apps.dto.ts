@@ -22,8 +22,8 @@ export class InstalledAppView {
 
 export class InstalledAppsResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ type: [InstalledAppView] }) InstalledApps!: InstalledAppView[];
 }
 
@@ -57,14 +57,14 @@ export class ReceivedEventView {
 }
 
 export class DeviceEventsQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   PageIndex?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50, example: 50 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50, example: 50 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -74,8 +74,8 @@ export class DeviceEventsQuery {
 
 export class DeviceEventsResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ example: 'd692699d-e7a6-400d-a0b7-d5be96e7a564' }) InstalledAppId!: string;
   @ApiProperty({ type: [ReceivedEventView], description: 'Newest first.' }) Events!: ReceivedEventView[];
   @ApiProperty({ example: 1 }) PageIndex!: number;

@@ -39,7 +39,7 @@ export class SmtpIdentityRequest {
   @IsSmtpHost()
   Host!: string;
 
-  @ApiProperty({ example: 587, minimum: 1, maximum: 65535 })
+  @ApiProperty({ type: 'integer', example: 587, minimum: 1, maximum: 65535 })
   @IsInt()
   @Min(1)
   @Max(65535)
@@ -106,7 +106,13 @@ export class EnsureSmtpConfigurationRequest extends SmtpIdentityRequest {
   @MaxLength(MAX_ADDRESS_LENGTH)
   SenderAddress!: string;
 
-  @ApiPropertyOptional({ example: 0, minimum: 0, default: 0, description: 'Fail-over order, lowest first.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 0,
+    minimum: 0,
+    default: 0,
+    description: 'Fail-over order, lowest first.',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)

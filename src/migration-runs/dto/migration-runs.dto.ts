@@ -45,7 +45,7 @@ export class MigrationRunDetailsDto {
   @ApiProperty({ example: '0.1.0' }) AppVersion!: string;
   @ApiProperty({ example: '3f1a…', description: "SHA-256 of the migration's code when it ran." })
   Checksum!: string;
-  @ApiProperty({ nullable: true, example: null }) Error!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Error!: string | null;
 }
 
 export class MigrationRunDto {
@@ -65,7 +65,7 @@ export class MigrationRunDto {
 
 export class MigrationRunsResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ type: [MigrationRunDto], nullable: true }) MigrationRuns!: MigrationRunDto[] | null;
 }

@@ -60,7 +60,12 @@ export class ChangeSetCreatedRequest {
   @Name()
   Node!: string;
 
-  @ApiProperty({ example: 42, minimum: 1, description: 'Numbered 1, 2, 3… per (collection, origin node).' })
+  @ApiProperty({
+    type: 'integer',
+    example: 42,
+    minimum: 1,
+    description: 'Numbered 1, 2, 3… per (collection, origin node).',
+  })
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
@@ -128,6 +133,7 @@ export class ReportRequest {
   Origin!: string;
 
   @ApiProperty({
+    type: 'integer',
     example: 42,
     minimum: 0,
     description: 'Highest change set of Origin applied on Node (its watermark); 0 = none yet.',

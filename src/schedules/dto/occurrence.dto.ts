@@ -60,8 +60,13 @@ export class HasOccurrencesGroupedRequest {
 
 export class HasOccurrencesGroupedResult {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null, description: '"UnknownSchedules" when some ids are unknown' })
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: '"UnknownSchedules" when some ids are unknown',
+  })
   Code!: string | null;
   @ApiProperty({
     type: 'object',
@@ -100,7 +105,7 @@ export class OccurrenceDto {
 
 export class OccurrencesResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ type: [OccurrenceDto] }) Result!: OccurrenceDto[];
 }

@@ -34,13 +34,23 @@ export class RecurrenceExceptionInput {
   @IsBoolean()
   IsDeleted?: boolean | null;
 
-  @ApiPropertyOptional({ example: null, description: 'New start as a local wall time in the item zone' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'New start as a local wall time in the item zone',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
   NewStart?: string | null;
 
-  @ApiPropertyOptional({ example: null, description: 'New end as a local wall time in the item zone' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'New end as a local wall time in the item zone',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
@@ -84,7 +94,7 @@ export class RecurrenceInput {
   @MaxLength(40)
   Offset?: string | null;
 
-  @ApiPropertyOptional({ example: 0, description: 'COUNT; 0 or absent = unbounded' })
+  @ApiPropertyOptional({ type: 'integer', example: 0, description: 'COUNT; 0 or absent = unbounded' })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -222,14 +232,14 @@ export class ScheduleInput {
 
 export class ListSchedulesQuery {
   // Bounded so (PageIndex - 1) × PageSize stays a valid SQL OFFSET (the fuzzer's 1e308 was a 500).
-  @ApiPropertyOptional({ example: 1, description: '1-based, default 1, at most 1,000,000' })
+  @ApiPropertyOptional({ type: 'integer', example: 1, description: '1-based, default 1, at most 1,000,000' })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   PageIndex?: number;
 
-  @ApiPropertyOptional({ example: 20, description: 'default 20, at most 500' })
+  @ApiPropertyOptional({ type: 'integer', example: 20, description: 'default 20, at most 500' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -244,8 +254,8 @@ export class RecurrenceExceptionDto {
   @ApiProperty({ example: '7d4e0f3a-1b2c-4d5e-8f90-a1b2c3d4e5f6' }) RecurrenceId!: string;
   @ApiProperty({ nullable: true, example: '2026-03-16T08:00:00Z' }) OriginalTime!: string | null;
   @ApiProperty({ example: false }) IsDeleted!: boolean;
-  @ApiProperty({ nullable: true, example: null }) NewStart!: string | null;
-  @ApiProperty({ nullable: true, example: null }) NewEnd!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) NewStart!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) NewEnd!: string | null;
   @ApiProperty({ nullable: true, example: '2026-03-17T12:00:00Z' }) NewStartTime!: string | null;
   @ApiProperty({ nullable: true, example: '2026-03-17T12:30:00Z' }) NewEndTime!: string | null;
 }
@@ -253,8 +263,8 @@ export class RecurrenceExceptionDto {
 export class RecurrenceDto {
   @ApiProperty({ example: '7d4e0f3a-1b2c-4d5e-8f90-a1b2c3d4e5f6' }) Id!: string;
   @ApiProperty({ nullable: true, example: '2026-01-05T09:00:00' }) StartTime!: string | null;
-  @ApiProperty({ nullable: true, example: null }) EndTime!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Offset!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) EndTime!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Offset!: string | null;
   @ApiProperty({ nullable: true, example: 0 }) EndCount!: number | null;
   @ApiProperty({ nullable: true, example: 'Weekly' }) RecurrenceType!: string | null;
   @ApiProperty({ nullable: true, example: '1' }) Interval!: string | null;
@@ -283,18 +293,18 @@ export class ScheduleDto {
 
 export class ScheduleResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ type: ScheduleDto }) Result!: ScheduleDto;
 }
 
 export class ScheduleListResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
-  @ApiProperty({ nullable: true, example: null }) Message!: string | null;
-  @ApiProperty({ nullable: true, example: null }) Code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
   @ApiProperty({ type: [ScheduleDto] }) Result!: ScheduleDto[];
-  @ApiProperty({ example: 1 }) PageIndex!: number;
-  @ApiProperty({ example: 3 }) TotalPages!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) PageIndex!: number;
+  @ApiProperty({ type: 'integer', example: 3 }) TotalPages!: number;
   @ApiProperty({ example: false }) HasPreviousPage!: boolean;
   @ApiProperty({ example: true }) HasNextPage!: boolean;
 }

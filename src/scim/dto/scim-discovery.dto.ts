@@ -21,7 +21,7 @@ export class ScimAuthenticationSchemeDto {
   @ApiProperty({ example: 'OAuth Bearer Token' }) name!: string;
   @ApiProperty({ example: 'An API key of the service with the "users" scope' }) description!: string;
   @ApiProperty({ example: 'https://www.rfc-editor.org/info/rfc6750' }) specUri!: string;
-  @ApiProperty({ nullable: true, example: null }) documentationUri!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) documentationUri!: string | null;
   @ApiProperty({ example: true }) primary!: boolean;
 }
 
@@ -33,7 +33,7 @@ export class ScimDiscoveryMetaDto {
 export class ScimServiceProviderConfigDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'] })
   schemas!: string[];
-  @ApiProperty({ nullable: true, example: null }) documentationUri!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) documentationUri!: string | null;
   @ApiProperty({ type: ScimSupportedDto }) patch!: ScimSupportedDto;
   @ApiProperty({ type: ScimBulkSupportDto }) bulk!: ScimBulkSupportDto;
   @ApiProperty({ type: ScimFilterSupportDto }) filter!: ScimFilterSupportDto;
@@ -77,16 +77,16 @@ export class ScimSchemaDto {
 
 export class ScimResourceTypeListDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
-  @ApiProperty({ example: 1 }) totalResults!: number;
-  @ApiProperty({ example: 1 }) startIndex!: number;
-  @ApiProperty({ example: 1 }) itemsPerPage!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) totalResults!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) startIndex!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) itemsPerPage!: number;
   @ApiProperty({ type: [ScimResourceTypeDto] }) Resources!: ScimResourceTypeDto[];
 }
 
 export class ScimSchemaListDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
-  @ApiProperty({ example: 2 }) totalResults!: number;
-  @ApiProperty({ example: 1 }) startIndex!: number;
-  @ApiProperty({ example: 2 }) itemsPerPage!: number;
+  @ApiProperty({ type: 'integer', example: 2 }) totalResults!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) startIndex!: number;
+  @ApiProperty({ type: 'integer', example: 2 }) itemsPerPage!: number;
   @ApiProperty({ type: [ScimSchemaDto] }) Resources!: ScimSchemaDto[];
 }

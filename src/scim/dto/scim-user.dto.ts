@@ -24,10 +24,15 @@ export class ScimNameDto {
 
 export class ScimEmailDto {
   @ApiProperty({ nullable: true, example: 'work' }) type!: string | null;
-  @ApiProperty({ nullable: true, example: null, description: 'Listed by the interface; kept as sent' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Listed by the interface; kept as sent',
+  })
   nullable!: string | null;
   @ApiProperty({ nullable: true, example: 'bjensen@example.com' }) value!: string | null;
-  @ApiProperty({ nullable: true, example: null }) display!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) display!: string | null;
   @ApiProperty({ example: true }) primary!: boolean;
 }
 
@@ -54,7 +59,7 @@ export class ScimUserDto {
   @ApiProperty({ nullable: true, example: '00u1dhhb1fkIGP7RL1d8' }) externalId!: string | null;
   @ApiProperty({ nullable: true, example: 'app-4711' }) applicationExternalId!: string | null;
   @ApiProperty({ type: ScimMetaDto }) meta!: ScimMetaDto;
-  @ApiProperty({ nullable: true, example: null }) status!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) status!: string | null;
   @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
   @ApiProperty({ type: ScimNameDto, nullable: true }) name!: ScimNameDto | null;
   @ApiProperty({ nullable: true, example: 'Babs Jensen' }) displayName!: string | null;
@@ -78,7 +83,8 @@ export class ScimUserInputDto {
   schemas?: string[];
   @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
   @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string;
-  @ApiPropertyOptional({ example: { givenName: 'Barbara', familyName: 'Jensen' } }) name?: object;
+  @ApiPropertyOptional({ type: Object, example: { givenName: 'Barbara', familyName: 'Jensen' } })
+  name?: object;
   @ApiPropertyOptional({ example: 'Babs Jensen' }) displayName?: string;
   @ApiPropertyOptional({ example: true, description: 'true when absent on create; "True"/"False" accepted' })
   active?: boolean;
@@ -118,9 +124,9 @@ export class ScimPatchRequestDto {
 
 export class ScimListResponseDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
-  @ApiProperty({ example: 1 }) totalResults!: number;
-  @ApiProperty({ example: 1 }) startIndex!: number;
-  @ApiProperty({ example: 1 }) itemsPerPage!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) totalResults!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) startIndex!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) itemsPerPage!: number;
   @ApiProperty({ type: [ScimUserDto] }) Resources!: ScimUserDto[];
 }
 
@@ -128,8 +134,8 @@ export class ScimSearchRequestDto {
   @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] })
   schemas?: string[];
   @ApiPropertyOptional({ example: 'userName eq "bjensen@example.com"' }) filter?: string;
-  @ApiPropertyOptional({ example: 1 }) startIndex?: number;
-  @ApiPropertyOptional({ example: 100 }) count?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 1 }) startIndex?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 100 }) count?: number;
 }
 
 export class ScimErrorDto {
