@@ -14,6 +14,7 @@ import {
   ListSchedulesQuery,
   ScheduleInput,
   ScheduleListResponse,
+  ScheduleDeletedResponse,
   ScheduleResponse,
 } from './dto/schedule.dto.js';
 import { SchedulesService } from './schedules.service.js';
@@ -73,6 +74,7 @@ export class SchedulesController {
 
   @Delete(':id')
   @ApiOperation({ operationId: 'Schedule_Delete', summary: 'Delete a schedule' })
+  @ApiOkResponse({ description: 'Deleted', type: ScheduleDeletedResponse })
   @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   async remove(@Param('id') id: string): Promise<ResultMessage> {
     await this.schedules.remove(id);

@@ -18,6 +18,7 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiHeader,
+  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -87,7 +88,8 @@ export class ScimGroupsController {
   @ApiOperation({ operationId: 'Scim_CreateGroup', summary: 'Create a group (201 + Location)' })
   @ApiScimConsumes()
   @ApiBody({ schema: { type: 'object' } })
-  @ApiScimErrorResponses()
+  @ApiCreatedResponse({ description: 'The group, with Location and ETag' })
+  @ApiScimErrorResponses(409)
   async create(
     @Body() body: unknown,
     @Query() query: Record<string, unknown>,
@@ -130,6 +132,7 @@ export class ScimGroupsController {
   @ApiOperation({ operationId: 'Scim_SearchGroups', summary: 'List groups with the query in the body' })
   @ApiScimConsumes()
   @ApiBody({ schema: { type: 'object' } })
+  @ApiOkResponse({ description: 'ListResponse of groups' })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimGroupListResponse> {
     if (!isPlainObject(body)) {
@@ -149,6 +152,7 @@ export class ScimGroupsController {
   })
   @ApiParam(ID_PARAM)
   @ApiProjectionQueries()
+  @ApiOkResponse({ description: 'The group, with ETag' })
   @ApiScimErrorResponses(404)
   async get(
     @Param('id') id: string,
@@ -183,7 +187,8 @@ export class ScimGroupsController {
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
   @ApiBody({ schema: { type: 'object' } })
-  @ApiScimErrorResponses(404, 412)
+  @ApiOkResponse({ description: 'The replaced group, with ETag' })
+  @ApiScimErrorResponses(404, 409, 412)
   async replace(
     @Param('id') id: string,
     @Body() body: unknown,
@@ -214,7 +219,8 @@ export class ScimGroupsController {
   @ApiScimConsumes()
   @ApiBody({ schema: { type: 'object' } })
   @ApiNoContentResponse({ description: 'Patched' })
-  @ApiScimErrorResponses(404, 412)
+  @ApiOkResponse({ description: 'The group, when attributes or excludedAttributes is given' })
+  @ApiScimErrorResponses(404, 409, 412)
   async patch(
     @Param('id') id: string,
     @Body() body: unknown,

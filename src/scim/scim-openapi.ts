@@ -15,7 +15,7 @@ const COMMON: ReadonlyArray<[number, string]> = [
 ];
 
 const SPECIFIC: Readonly<Record<404 | 409 | 412, string>> = {
-  404: 'No user has this id (also after DELETE)',
+  404: 'No resource of this type has this id (also after DELETE)',
   409: 'uniqueness: another user has this userName, or another group this displayName (case-insensitively)',
   412: 'If-Match does not match the current version',
 };

@@ -291,6 +291,13 @@ export class ScheduleDto {
   @ApiProperty({ type: [ScheduleItemDto] }) ScheduleItems!: ScheduleItemDto[];
 }
 
+/** The envelope of an operation with no result (Schedule_Delete). */
+export class ScheduleDeletedResponse {
+  @ApiProperty({ example: true }) Succeeded!: boolean;
+  @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) Code!: string | null;
+}
+
 export class ScheduleResponse {
   @ApiProperty({ example: true }) Succeeded!: boolean;
   @ApiProperty({ type: String, nullable: true, example: null }) Message!: string | null;
