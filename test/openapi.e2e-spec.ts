@@ -107,6 +107,17 @@ describe('OpenAPI document', () => {
     expect(schemas.ScheduleListResponse.properties.TotalPages).toMatchObject({ type: 'integer' });
   });
 
+  it('documents a success answer for every operation', () => {
+    const without: string[] = [];
+    for (const [route, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods as Record<string, { responses?: object }>)) {
+        if (!Object.keys(operation.responses ?? {}).some((code) => code.startsWith('2')))
+          without.push(`${method} ${route}`);
+      }
+    }
+    expect(without).toEqual([]);
+  });
+
   it('documents the error answers of every operation with the envelope and an example of their own code', () => {
     const seen = new Set<string>();
     for (const [route, methods] of Object.entries(document.paths)) {
