@@ -9,6 +9,7 @@ import { trace } from '@opentelemetry/api';
 import { JobsService } from '../src/jobs/jobs.service.js';
 import { tracing } from '../src/tracing/tracing.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
+import { isPostgresRun } from './support/test-database.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -92,6 +93,7 @@ describe('tracing', () => {
     expect(queries.length).toBeGreaterThan(0);
     expect(queries.every((q) => q.parentSpanId === server.spanId)).toBe(true);
     expect(attribute(queries[0], 'db.query.text')).toMatch(/schedules/i);
+    expect(attribute(queries[0], 'db.system.name')).toBe(isPostgresRun() ? 'postgresql' : 'sqlite');
     expect(contentTypes[0]).toContain('application/json');
 
     const lines = t.logs.filter((line) => line.trace_id === traceId);

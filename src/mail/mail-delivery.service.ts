@@ -119,8 +119,11 @@ export class MailDeliveryService {
     const checked = await this.destination(endpoint, limits);
     const result =
       'endpoint' in checked
-        ? await traced('SMTP verify', { 'server.address': endpoint.host, 'server.port': endpoint.port }, () =>
-            verifySmtp(checked.endpoint, limits),
+        ? await traced(
+            'SMTP verify',
+            { 'server.address': endpoint.host, 'server.port': endpoint.port },
+            () => verifySmtp(checked.endpoint, limits),
+            'client',
           )
         : { ok: false as const, ...checked };
     const durationMs = Date.now() - started;
@@ -278,6 +281,7 @@ export class MailDeliveryService {
           },
           limits,
         ),
+      'client',
     );
     if (result.ok) {
       return {

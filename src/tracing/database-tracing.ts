@@ -7,7 +7,8 @@ const MAX_STATEMENT = 2_000;
 
 export function traceQueries(dataSource: DataSource, t: Tracing): void {
   const { api, tracer } = t;
-  const system = dataSource.options.type === 'postgres' ? 'postgresql' : dataSource.options.type;
+  // OpenTelemetry's names (db.system.name): `postgresql`, `sqlite` (the driver here is better-sqlite3).
+  const system = dataSource.options.type === 'postgres' ? 'postgresql' : 'sqlite';
   const driver = dataSource.driver;
   const create = driver.createQueryRunner.bind(driver);
   driver.createQueryRunner = (mode) => {

@@ -66,13 +66,13 @@ export async function traced<T>(
   name: string,
   attributes: Api.Attributes,
   work: () => Promise<T>,
-  kind?: Api.SpanKind,
+  kind: 'internal' | 'client' = 'internal',
 ): Promise<T> {
   const t = active;
   if (t === undefined) return work();
   return t.tracer.startActiveSpan(
     name,
-    { attributes, kind: kind ?? t.api.SpanKind.INTERNAL },
+    { attributes, kind: kind === 'client' ? t.api.SpanKind.CLIENT : t.api.SpanKind.INTERNAL },
     async (span) => {
       try {
         return await work();
@@ -110,6 +110,6 @@ export function tracedFetch(name: string, url: string, init: RequestInit): Promi
       if (response.status >= 500) span?.setStatus({ code: t.api.SpanStatusCode.ERROR });
       return response;
     },
-    t.api.SpanKind.CLIENT,
+    'client',
   );
 }
