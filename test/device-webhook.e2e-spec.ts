@@ -26,7 +26,7 @@ import {
   type Body,
 } from './device-webhook/smartapp-requests.js';
 import { testClock, webhookTestOptions } from './device-webhook/webhook-test-options.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 
 const keys = generateTestKeyPair();
 const foreignKeys = generateTestKeyPair();
@@ -533,6 +533,16 @@ describe('HTTP signatures', () => {
     expect(fake.calls.filter((call) => call.path === TEST_PLATFORM_KEY_ID).length).toBe(before);
   });
 
+  const rejectedInstalls = async (): Promise<number> => {
+    const text = (
+      await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).body;
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('webhook_lifecycles_total{lifecycle="INSTALL",outcome="rejected"}'));
+    return Number(line?.split(' ').at(-1) ?? Number.NaN);
+  };
+
   // Options are built when the test runs: a Date computed at load time would drift into the window.
   it.each([
     ['no signature', () => ({ unsigned: true })],
@@ -550,8 +560,11 @@ describe('HTTP signatures', () => {
       `secret-auth-${app.installedAppId}`,
       `secret-refresh-${app.installedAppId}`,
     );
+    const rejectedBefore = await rejectedInstalls();
     const response = await deliver(t, DOMAIN, body, { privateKey: keys.privateKey, ...options() });
     expect(response.statusCode).toBe(401);
+    // Counted where the dashboard looks for refused lifecycles.
+    expect(await rejectedInstalls()).toBe(rejectedBefore + 1);
     expect(response.json()).toMatchObject({ Succeeded: false, Code: 'Unauthorized' });
     expect(await rawTokens(app.installedAppId)).toBeUndefined();
     expect(fake.callsTo(app.installedAppId)).toEqual([]);

@@ -54,6 +54,12 @@ export class DeviceWebhookService {
   /** Lifecycles handled by outcome: the dashboard's webhook row (follow-up calls are jobs: platform_jobs). */
   private readonly lifecycles: Counter<'lifecycle' | 'outcome'>;
 
+  /** A request refused before it reached the service (its HTTP signature): counted as `rejected` too. */
+  countRejected(lifecycle: string | undefined): void {
+    const value = lifecycle?.trim().toUpperCase() ?? '';
+    this.lifecycles.inc({ lifecycle: isLifecycle(value) ? value : 'UNKNOWN', outcome: 'rejected' });
+  }
+
   async handle(
     domainParam: string,
     body: DeviceWebhookBody,

@@ -25,6 +25,7 @@ import {
   type SignatureVerification,
 } from './signature/index.js';
 import { lifecycleOf } from './smartapp/lifecycle.js';
+import { DeviceWebhookService } from './device-webhook.service.js';
 
 /** Reads SMARTTHINGS_PUBLIC_KEY(_FILE) once; an inline PEM may carry its line breaks as literal `\n`. */
 export function configuredPublicKeyPem(value: string | undefined): string | undefined {
@@ -108,7 +109,10 @@ export interface SignedWebhookRequest extends FastifyRequest {
 
 @Injectable()
 export class WebhookSignatureGuard implements CanActivate {
-  constructor(private readonly verifier: WebhookSignatureVerifier) {}
+  constructor(
+    private readonly verifier: WebhookSignatureVerifier,
+    private readonly webhook: DeviceWebhookService,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RawBodyRequest<FastifyRequest> & WithRequestContext>();
@@ -143,6 +147,7 @@ export class WebhookSignatureGuard implements CanActivate {
     detail: string,
     keyId?: string,
   ): never {
+    this.webhook.countRejected(lifecycle);
     // Never the headers or the body: they carry the signature and the installed app's tokens.
     log.warn(
       { domain: domain ?? null, lifecycle: lifecycle ?? null, reason, detail, keyId: keyId ?? null },
