@@ -242,7 +242,13 @@ describe('replication: a realistic story on two instances of one database', () =
     expect(Number(lagSeconds?.[1])).toBeGreaterThan(CHANGE_SET_AGE - 10);
     // berlin-2 never reported on orders: nothing of it may be pruned yet, and its lag is unknown.
     expect(text).toContain('replication_safe_to_prune_change_set{collection="orders",origin="berlin-1"} 0');
-    expect(text).not.toContain('node="berlin-2"');
+    const berlin2 = text.split('\n').filter((line) => line.includes('node="berlin-2"'));
+    expect(berlin2.filter((line) => line.startsWith('replication_node_lag'))).toEqual([]);
+    // It did send a heartbeat a moment ago: silent for seconds, not Stale (the dashboard's stale count).
+    const silent = /^replication_node_silent_seconds\{server="berlin",node="berlin-2"\} ([\d.e+-]+)$/m.exec(
+      text,
+    );
+    expect(Number(silent?.[1])).toBeLessThan(120);
   });
 
   it('waits until the last report makes it fully replicated, and answers at once', async () => {

@@ -13,9 +13,13 @@ import { computeReplicationGauges, type ReplicationGauges } from './state/replic
 /** The three gauges are collected one after the other in a scrape: they share one load. */
 const SNAPSHOT_TTL_MS = 1_000;
 
+interface SnapshotGauges extends ReplicationGauges {
+  silence: Array<{ serverId: string; nodeId: string; seconds: number }>;
+}
+
 @Injectable()
 export class ReplicationMetrics {
-  private snapshot: { at: number; gauges: Promise<ReplicationGauges | undefined> } | undefined;
+  private snapshot: { at: number; gauges: Promise<SnapshotGauges | undefined> } | undefined;
 
   constructor(
     metrics: MetricsService,
@@ -45,6 +49,19 @@ export class ReplicationMetrics {
           if (lag.seconds !== null) lagSeconds.set(labels(lag), lag.seconds);
       },
     });
+    const silent = new Gauge({
+      name: 'replication_node_silent_seconds',
+      help:
+        'Seconds since a live node last showed a sign of life (heartbeat or report); +Inf when it never did. ' +
+        'Over REPLICATION_STALE_SECONDS the node is Stale in changeSetState',
+      labelNames: ['server', 'node'] as const,
+      registers,
+      collect: async () => {
+        silent.reset();
+        for (const node of (await this.gauges())?.silence ?? [])
+          silent.set({ server: node.serverId, node: node.nodeId }, node.seconds);
+      },
+    });
     const safeToPrune = new Gauge({
       name: 'replication_safe_to_prune_change_set',
       help: 'Highest change set of an origin that every live node has applied (lowest watermark), per collection',
@@ -58,11 +75,21 @@ export class ReplicationMetrics {
     });
   }
 
-  private gauges(): Promise<ReplicationGauges | undefined> {
+  private gauges(): Promise<SnapshotGauges | undefined> {
     const now = Date.now();
     if (this.snapshot && now - this.snapshot.at < SNAPSHOT_TTL_MS) return this.snapshot.gauges;
     const gauges = this.store.loadGaugeInputs().then(
-      ({ pairs, nodes, watermarks }) => computeReplicationGauges(pairs, nodes, watermarks, new Date()),
+      ({ pairs, nodes, watermarks }) => ({
+        ...computeReplicationGauges(pairs, nodes, watermarks, new Date(now)),
+        silence: nodes.map((node) => ({
+          serverId: node.serverId,
+          nodeId: node.id,
+          seconds:
+            node.lastSeenAt === undefined || node.lastSeenAt === null
+              ? Number.POSITIVE_INFINITY
+              : Math.max(0, (now - node.lastSeenAt.getTime()) / 1000),
+        })),
+      }),
       (error: unknown) => {
         // A scrape must not fail because of these gauges; they are simply absent this time.
         this.logger.warn(

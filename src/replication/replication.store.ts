@@ -272,8 +272,8 @@ export class ReplicationStore {
            FROM replication_watermarks GROUP BY collection, origin
        ) p GROUP BY collection, origin`,
     );
-    const nodes = await this.sql.all<{ id: string; server_id: string }>(
-      `SELECT n.id, n.server_id FROM replication_nodes n
+    const nodes = await this.sql.all<{ id: string; server_id: string; last_seen_at: unknown }>(
+      `SELECT n.id, n.server_id, n.last_seen_at FROM replication_nodes n
          JOIN replication_servers s ON s.id = n.server_id
         WHERE n.decommissioned_at IS NULL AND s.decommissioned_at IS NULL`,
     );
@@ -298,7 +298,11 @@ export class ReplicationStore {
         announced: readNumber(row.announced),
         reported: readNumber(row.reported),
       })),
-      nodes: nodes.map((row) => ({ id: row.id, serverId: row.server_id })),
+      nodes: nodes.map((row) => ({
+        id: row.id,
+        serverId: row.server_id,
+        lastSeenAt: readInstant(row.last_seen_at),
+      })),
       watermarks: watermarks.map((row) => ({
         collection: row.collection,
         origin: row.origin,

@@ -24,6 +24,8 @@ export interface GaugeWatermark {
 export interface GaugeNode {
   id: string;
   serverId: string;
+  /** Last sign of life (heartbeat or report); null when the node never reported. */
+  lastSeenAt?: Date | null;
 }
 
 export interface NodeLagSample {
