@@ -150,6 +150,31 @@ export class ConfirmationDataDto {
   ConfirmationUrl?: string | null;
 }
 
+/** The interface's `initialize` of CONFIGURATION (SmartThings sends it in the reply direction; kept for docs). */
+export class ConfigurationInitializeDto {
+  @ApiPropertyOptional({ example: 'Door lights' }) name?: string;
+  @ApiPropertyOptional({ example: 'Turns the lights on when a door opens' }) description?: string;
+  @ApiPropertyOptional({ example: 'app' }) id?: string;
+  @ApiPropertyOptional({ type: [String], example: ['r:devices:*'] }) permissions?: string[];
+  @ApiPropertyOptional({ example: '1' }) firstPageId?: string;
+}
+
+export class SettingDefinitionDto {
+  @ApiPropertyOptional({ example: 'contactSensor' }) Id?: string;
+  @ApiPropertyOptional({ example: 'Which door?' }) Name?: string;
+  @ApiPropertyOptional({ example: 'Tap to set' }) Description?: string;
+  @ApiPropertyOptional({ example: 'DEVICE' }) Type?: string;
+  @ApiPropertyOptional({ example: true }) Required?: boolean;
+  @ApiPropertyOptional({ example: false }) Multiple?: boolean;
+  @ApiPropertyOptional({ type: [String], example: ['contactSensor'] }) Capabilities?: string[];
+  @ApiPropertyOptional({ type: [String], example: ['r'] }) Permissions?: string[];
+}
+
+export class ConfigurationSectionDto {
+  @ApiPropertyOptional({ example: 'Door' }) Name?: string;
+  @ApiPropertyOptional({ type: [SettingDefinitionDto] }) Settings?: SettingDefinitionDto[];
+}
+
 @AllowUnknownProperties()
 export class ConfigurationDataDto {
   @ApiPropertyOptional({ example: '8a0dcdc9-1ab4-4c60-9de7-cb78f59a1121' })
@@ -180,6 +205,17 @@ export class ConfigurationDataDto {
   @ApiPropertyOptional({ type: ConfigDto })
   @OptionalNested(() => ConfigDto)
   Config?: ConfigDto | null;
+
+  @ApiPropertyOptional({
+    type: ConfigurationInitializeDto,
+    description: 'Listed by the interface; not read.',
+  })
+  @Allow()
+  initialize?: unknown;
+
+  @ApiPropertyOptional({ type: [ConfigurationSectionDto], description: 'Listed by the interface; not read.' })
+  @Allow()
+  Sections?: unknown;
 }
 
 @AllowUnknownProperties()
