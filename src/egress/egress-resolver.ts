@@ -62,8 +62,7 @@ export async function resolveDestination(
   // choice the resolver or a retry makes cannot matter.
   for (const { address } of addresses) {
     const verdict = policy.check(address, viaAllowedName);
-    if (!verdict.allowed)
-      return { ok: false, refused: true, message: refusal(host, verdict.address, verdict.reason) };
+    if (!verdict.allowed) return { ok: false, refused: true, message: refusal(host, verdict.reason) };
   }
   // IPv4 first, as nodemailer's own resolver does (resolve4, then resolve6): many hosts have no IPv6 route.
   const chosen = addresses.find((entry) => entry.family === 4) ?? addresses[0];
@@ -77,6 +76,6 @@ function literalRefusal(host: string, address: string, reason: string): string {
 }
 
 /** A name: the address it resolved to is not shown, so refusals cannot map internal names to addresses. */
-function refusal(host: string, _address: string, reason: string): string {
+function refusal(host: string, reason: string): string {
   return `Host ${host} is not allowed: an address it resolves to ${reason}.`;
 }

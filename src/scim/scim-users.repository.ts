@@ -38,17 +38,16 @@ export type UserChanges = Pick<
   'userName' | 'userNameLower' | 'externalId' | 'attributes' | 'lastModified'
 >;
 
-/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): userName's, or a group's displayName. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: unknown } | undefined)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
 function driverCode(error: unknown): unknown {
   return error instanceof QueryFailedError
     ? (error.driverError as { code?: unknown } | undefined)?.code
     : undefined;
+}
+
+/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): userName's, or a group's displayName. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = driverCode(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** A foreign-key violation: a member written for a user deleted meanwhile. */

@@ -23,7 +23,7 @@ import {
   type ScimUserView,
 } from './scim-user.representation.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
-import type { UserSort, UserSortKey } from './scim-user-sort.js';
+import type { UserSort } from './scim-user-sort.js';
 
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 /** Page size when the request gives no `count`, and the largest page served (ServiceProviderConfig maxResults). */
@@ -51,8 +51,6 @@ export interface ListQuery {
   count: number;
   sort?: UserSort;
 }
-
-export type { UserSort, UserSortKey };
 
 /** The request's `If-Match` header (RFC 7232 §3.1, SCIM compares weakly: RFC 7644 §3.14). */
 export type IfMatch = string | undefined;

@@ -94,18 +94,7 @@ function isUtf8(charset: string | undefined): boolean {
  * silently replaced. A NUL character is refused the same way (PostgreSQL cannot store it).
  */
 export function decodeLines(body: Buffer, charset?: string): ContentLine[] {
-  let lines: ContentLine[];
-  if (!isUtf8(charset)) {
-    let decoder: TextDecoder;
-    try {
-      decoder = new TextDecoder(charset!.trim(), { fatal: true });
-    } catch {
-      throw new UnsupportedCharsetError(charset!);
-    }
-    lines = unfoldDecoded(body, decoder);
-  } else {
-    lines = unfoldDecoded(body, UTF8);
-  }
+  const lines = unfoldDecoded(body, isUtf8(charset) ? UTF8 : decoderFor(charset!));
   for (const { line, text } of lines) {
     if (text.includes('\u0000')) {
       throw new IcalSyntaxError(
@@ -116,6 +105,14 @@ export function decodeLines(body: Buffer, charset?: string): ContentLine[] {
     }
   }
   return lines;
+}
+
+function decoderFor(charset: string): TextDecoder {
+  try {
+    return new TextDecoder(charset.trim(), { fatal: true });
+  } catch {
+    throw new UnsupportedCharsetError(charset);
+  }
 }
 
 /** Fast path: the whole body decodes; otherwise each unfolded line is decoded from its octets. */
