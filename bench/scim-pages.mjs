@@ -12,6 +12,7 @@
 // `node bench/scim-pages.mjs [--users 100000] [--runs 60] [--dist dist]`.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { sample } from './support/http-sampler-client.mjs';
 import { builtService, hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
 
 const GOAL_PAGE_MS = 5;
@@ -115,31 +116,8 @@ console.log(
 
 await app.listen(0, '127.0.0.1');
 const { port } = app.getHttpServer().address();
-const origin = `http://127.0.0.1:${port}/api/v1/scim`;
 
-async function page(startIndex, count) {
-  const started = performance.now();
-  const response = await fetch(`${origin}/Users?startIndex=${startIndex}&count=${count}`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  const bytes = await response.arrayBuffer();
-  const ms = performance.now() - started;
-  const body = JSON.parse(new TextDecoder().decode(bytes));
-  const expected = Math.min(count, userCount - startIndex + 1);
-  if (
-    response.status !== 200 ||
-    body.totalResults !== userCount ||
-    body.Resources.length !== expected ||
-    body.Resources[0].id !== ids[startIndex - 1]
-  ) {
-    throw new Error(
-      `startIndex=${startIndex}&count=${count}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`,
-    );
-  }
-  return ms;
-}
-
-const results = [];
+const cases = [];
 for (const count of [1, 10, 100]) {
   for (const [position, startIndex] of [
     ['first', 1],
@@ -147,12 +125,34 @@ for (const count of [1, 10, 100]) {
     ['middle', Math.floor(userCount / 2)],
     ['last', userCount - count + 1],
   ]) {
-    for (let i = 0; i < 5; i++) await page(startIndex, count); // warm-up (the first deep page builds the directory)
-    const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await page(startIndex, count));
-    results.push({ label: `count=${count}, ${position} page (startIndex=${startIndex})`, ...stats(samples) });
+    // Five warm-up requests a case (the first deep page starts building the position directory).
+    cases.push({ label: `count=${count}, ${position} page (startIndex=${startIndex})`, startIndex, count });
   }
 }
+const answers = await sample({
+  origin: `http://127.0.0.1:${port}`,
+  headers: { authorization: `Bearer ${apiKey}` },
+  digest: 'scim-list',
+  cases: cases.map(({ startIndex, count }) => ({
+    path: `/api/v1/scim/Users?startIndex=${startIndex}&count=${count}`,
+    warmup: 5,
+    runs,
+  })),
+});
+const results = cases.map(({ label, startIndex, count }, index) => {
+  const expected = Math.min(count, userCount - startIndex + 1);
+  for (const { status, body } of answers[index].answers) {
+    if (
+      status !== 200 ||
+      body.totalResults !== userCount ||
+      body.resources !== expected ||
+      body.firstId !== ids[startIndex - 1]
+    ) {
+      throw new Error(`startIndex=${startIndex}&count=${count}: ${status} ${JSON.stringify(body)}`);
+    }
+  }
+  return { label, ...stats(answers[index].ms) };
+});
 
 await app.close();
 await scratch.drop();

@@ -5,6 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
+import { namedQuery } from '../database/pg-named-query.js';
 import { inTransaction } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
@@ -297,8 +298,14 @@ export class ScimGroupsRepository {
     const select =
       'SELECT m.group_id AS "groupId", m.user_id AS "userId", g.display_name AS "displayName" ' +
       'FROM scim_group_members m JOIN scim_groups g ON g.id = m.group_id WHERE m.user_id ';
+    // PostgreSQL: a named statement (planned once per connection; it is part of every list page).
     return this.dialect === 'postgres'
-      ? this.members.query(`${select}= ANY($1::uuid[]) ORDER BY g.display_name`, [userIds])
+      ? namedQuery<GroupRow>(
+          this.members.manager.connection,
+          'scim_groups_of_users',
+          `${select}= ANY($1::uuid[]) ORDER BY g.display_name`,
+          [userIds],
+        )
       : this.members.query(`${select}IN (SELECT value FROM json_each(?)) ORDER BY g.display_name`, [
           JSON.stringify(userIds),
         ]);

@@ -23,34 +23,49 @@ function directory(rows: () => DirectoryRows) {
 }
 
 describe('UserPositionDirectory', () => {
+  const S = DIRECTORY_STEP;
+
   it('answers nothing until built, then the nearest key below the offset and how far past it the page starts', async () => {
-    const { positions, loads } = directory(() => ({ generation: '7', keys: keys(2_500) }));
-    expect(positions.startOf(1_500, '7')).toBeUndefined();
+    const { positions, loads } = directory(() => ({ generation: '7', keys: keys(2.5 * S) }));
+    expect(positions.startOf(1.5 * S, '7')).toBeUndefined();
     await positions.idle();
-    expect(loads).toEqual([DIRECTORY_STEP]);
-    expect(positions.startOf(0, '7')).toEqual({ key: keys(2_500)[0], skip: 0 });
-    expect(positions.startOf(999, '7')).toEqual({ key: keys(2_500)[0], skip: 999 });
-    expect(positions.startOf(1_000, '7')).toEqual({ key: keys(2_500)[1], skip: 0 });
-    expect(positions.startOf(2_499, '7')).toEqual({ key: keys(2_500)[2], skip: 499 });
+    expect(loads).toEqual([S]);
+    expect(positions.startOf(0, '7')).toEqual({ key: keys(2.5 * S)[0], skip: 0 });
+    expect(positions.startOf(S - 1, '7')).toEqual({ key: keys(2.5 * S)[0], skip: S - 1 });
+    expect(positions.startOf(S, '7')).toEqual({ key: keys(2.5 * S)[1], skip: 0 });
+    expect(positions.startOf(2.5 * S - 1, '7')).toEqual({ key: keys(2.5 * S)[2], skip: 0.5 * S - 1 });
+  });
+
+  it('tells the start by the directory as built with its generation (current), without starting a build', async () => {
+    const { positions, loads } = directory(() => ({ generation: '7', keys: keys(2.5 * S) }));
+    expect(positions.current(S)).toBeUndefined();
+    expect(loads).toEqual([]);
+    positions.startOf(S, '7');
+    await positions.idle();
+    expect(positions.current(S + 3)).toEqual({ key: keys(2.5 * S)[1], skip: 3, generation: '7' });
+    // Past the last key: from the last key (the page statement finds fewer rows, or none).
+    expect(positions.current(4 * S)).toEqual({ key: keys(2.5 * S)[2], skip: 2 * S, generation: '7' });
+    expect(loads).toHaveLength(1);
   });
 
   it('is unused for any other generation, and rebuilt at most once per second, one build at a time', async () => {
     let generation = '1';
-    const { positions, loads, advance } = directory(() => ({ generation, keys: keys(3_000) }));
-    positions.startOf(1_000, '1');
-    positions.startOf(1_000, '1'); // a build is running: no second one
+    const { positions, loads, advance } = directory(() => ({ generation, keys: keys(3 * S) }));
+    positions.startOf(S, '1');
+    positions.startOf(S, '1'); // a build is running: no second one
     await positions.idle();
     expect(loads).toHaveLength(1);
     generation = '2';
-    expect(positions.startOf(1_000, '2')).toBeUndefined(); // stale, and the last build started < 1 s ago
+    expect(positions.startOf(S, '2')).toBeUndefined(); // stale, and the last build started < 1 s ago
     await positions.idle();
     expect(loads).toHaveLength(1);
+    expect(positions.current(S)?.generation).toBe('1'); // the caller's statement sees '2' and does not use it
     advance(1_000);
-    expect(positions.startOf(1_000, '2')).toBeUndefined();
+    expect(positions.startOf(S, '2')).toBeUndefined();
     await positions.idle();
     expect(loads).toHaveLength(2);
-    expect(positions.startOf(1_000, '2')).toEqual({ key: keys(3_000)[1], skip: 0 });
-    expect(positions.startOf(1_000, '1')).toBeUndefined();
+    expect(positions.startOf(S, '2')).toEqual({ key: keys(3 * S)[1], skip: 0 });
+    expect(positions.startOf(S, '1')).toBeUndefined();
   });
 
   it('keeps nothing from a build that saw no generation, and reports a failed build', async () => {

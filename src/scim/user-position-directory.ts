@@ -1,16 +1,16 @@
-// Where the list of every user (ordered by created_at, id) has its 1,000th, 2,000th, … entry, so that a deep page
+// Where the list of every user (ordered by created_at, id) has its 100th, 200th, … entry, so that a deep page
 // starts from the nearest key below its offset and walks at most STEP index entries, instead of walking the index
 // from either end (on PostgreSQL ~3–4 ms for the 50,000 entries to the middle of 100,000 users).
 //
 // The order changes only when users are inserted or deleted, and every such statement bumps
 // scim_user_stats.order_generation (a trigger, migration 1763780000900), which the list reads with its total. A
 // directory built in one statement (one snapshot) together with the generation it saw is exact for exactly that
-// generation; any other generation makes it unused until rebuilt. Each instance keeps its own, in memory (100
+// generation; any other generation makes it unused until rebuilt. Each instance keeps its own, in memory (1,000
 // keys for 100,000 users). Built in the background, never on a request's path: the request that finds it missing or
 // stale walks the index as before and starts one rebuild, at most one at a time and one per MIN_REBUILD_MS, so a
 // fleet provisioning users while an IdP pages through them does not rebuild without pause.
 
-export const DIRECTORY_STEP = 1_000;
+export const DIRECTORY_STEP = 100;
 const MIN_REBUILD_MS = 1_000;
 
 /** A list position's key as the database prints it (created_at as text, id), to be cast back in SQL. */
@@ -59,6 +59,17 @@ export class UserPositionDirectory {
     }
     this.rebuild();
     return undefined;
+  }
+
+  /**
+   * Where the page at `offset` starts by the directory as built, and the generation it is exact for (undefined
+   * while none is built). The caller checks the generation in the same statement that reads the page; no rebuild.
+   */
+  current(offset: number): (DirectoryStart & { generation: string }) | undefined {
+    const built = this.built;
+    if (built === undefined || built.keys.length === 0) return undefined;
+    const index = Math.min(Math.floor(offset / DIRECTORY_STEP), built.keys.length - 1);
+    return { key: built.keys[index], skip: offset - index * DIRECTORY_STEP, generation: built.generation };
   }
 
   /** Settles when no rebuild is running (tests, shutdown). */

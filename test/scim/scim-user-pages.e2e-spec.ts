@@ -84,8 +84,19 @@ describe('deep pages of GET /Users', () => {
       return;
     }
     if (positions === undefined) throw new Error('PostgreSQL runs keep a position directory');
+    // The page statement takes its start from current() and checks the generation itself; the general path asks
+    // startOf, which answers undefined (and starts a rebuild) when the directory is stale.
+    const current = jest.spyOn(positions, 'current');
     const startOf = jest.spyOn(positions, 'startOf');
-    const usedDirectory = () => startOf.mock.results.at(-1)?.value !== undefined;
+    const servedFromDirectory = async (run: () => Promise<void>) => {
+      const [currentCalls, startOfCalls] = [current.mock.calls.length, startOf.mock.calls.length];
+      await run();
+      return {
+        fromDirectory: current.mock.results.slice(currentCalls).every((result) => result.value !== undefined),
+        askedCurrent: current.mock.calls.length > currentCalls,
+        generalPath: startOf.mock.calls.length - startOfCalls,
+      };
+    };
     const pagesMatch = async (total: number) => {
       for (const [startIndex, count] of [
         [1_001, 1],
@@ -107,8 +118,11 @@ describe('deep pages of GET /Users', () => {
 
     await scimClient(t).get('/Users?startIndex=1500&count=1'); // finds no directory: starts building one
     await positions.idle();
-    await pagesMatch(USERS);
-    expect(usedDirectory()).toBe(true);
+    expect(await servedFromDirectory(() => pagesMatch(USERS))).toEqual({
+      fromDirectory: true,
+      askedCurrent: true,
+      generalPath: 0,
+    });
 
     // Three users sorted into the middle of the order, two deleted: every position after them moves.
     const middle = new Date(Date.parse('2026-01-01T00:00:00Z') + 1_200 * 1_000);
@@ -133,14 +147,18 @@ describe('deep pages of GET /Users', () => {
     const total = USERS + 3 - 2;
     const before = startOf.mock.results.length;
     await pagesMatch(total);
-    // The first deep page after the change found the directory stale (a rebuild may finish during the later ones).
+    // The first deep page after the change found the directory stale (its statement saw another generation) and
+    // took the general path (a rebuild may finish during the later ones).
     expect(startOf.mock.results[before]?.type).toBe('return');
     expect(startOf.mock.results[before]?.value).toBeUndefined();
 
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // one rebuild a second at most
     await scimClient(t).get('/Users?startIndex=1500&count=1');
     await positions.idle();
-    await pagesMatch(total);
-    expect(usedDirectory()).toBe(true);
+    expect(await servedFromDirectory(() => pagesMatch(total))).toEqual({
+      fromDirectory: true,
+      askedCurrent: true,
+      generalPath: 0,
+    });
   });
 });
