@@ -366,7 +366,10 @@ describe('SCIM groups', () => {
       },
     ]);
     // groups is read-only: a PUT with groups is accepted and changes nothing about memberships.
-    const put = await scim.put(`/Users/${user.id}`, scimUserBody({ userName: user.userName, groups: [] }));
+    const put = await scim.put(
+      `/Users/${user.id}`,
+      scimUserBody({ userName: user.userName, displayName: read.displayName, groups: [] }),
+    );
     expect(put.statusCode).toBe(200);
     expect(put.json().groups).toHaveLength(1);
     expect((await scim.get(`/Users/${user.id}?excludedAttributes=groups`)).json()).not.toHaveProperty(
@@ -519,6 +522,115 @@ describe('SCIM groups', () => {
     seen = await stale(seen);
     // A conditional GET with the current ETag is still 304.
     expect((await scim.get(`/Users/${user.id}`, { 'if-none-match': seen })).statusCode).toBe(304);
+  });
+
+  it("moves a group's ETag when a member's display changes (its displayName, or its userName without one)", async () => {
+    const named = await createUser({ displayName: 'Display Before' });
+    const bare = await createUser({ displayName: undefined });
+    const group = await createGroup({
+      displayName: 'display-etag',
+      members: [{ value: named.id }, { value: bare.id }],
+    });
+    const read = async () => {
+      const response = await scim.get(`/Groups/${group.id}`);
+      expect(response.statusCode).toBe(200);
+      const body = response.json<Group>();
+      expect(response.headers.etag).toBe(body.meta.version);
+      const display = Object.fromEntries(
+        (body.members ?? []).map((member) => [member.value, member.display]),
+      );
+      return { etag: body.meta.version, display };
+    };
+    const patchUser = async (id: string, path: string, value: unknown) =>
+      expect(
+        (
+          await scim.patch(`/Users/${id}`, {
+            schemas: [PATCH_OP],
+            Operations: [{ op: 'replace', path, value }],
+          })
+        ).statusCode,
+      ).toBe(200);
+
+    const first = await read();
+    expect(first.display).toEqual({ [named.id]: 'Display Before', [bare.id]: bare.userName });
+    await patchUser(named.id, 'title', 'Engineer'); // not part of the group: same ETag
+    expect((await scim.get(`/Groups/${group.id}`, { 'if-none-match': first.etag })).statusCode).toBe(304);
+
+    await patchUser(named.id, 'displayName', 'Display After');
+    const second = await read();
+    expect(second.display[named.id]).toBe('Display After');
+    expect(second.etag).not.toBe(first.etag);
+    expect((await scim.get(`/Groups/${group.id}`, { 'if-none-match': first.etag })).statusCode).toBe(200);
+
+    await patchUser(bare.id, 'userName', `renamed.${bare.userName}`);
+    const third = await read();
+    expect(third.display[bare.id]).toBe(`renamed.${bare.userName}`);
+    expect(third.etag).not.toBe(second.etag);
+    await patchUser(named.id, 'userName', `renamed.${named.userName}`); // listed by displayName: no change
+    expect((await read()).etag).toBe(third.etag);
+  });
+
+  it('takes renames of a member racing writes to its groups without deadlock or error', async () => {
+    const user = await createUser();
+    const groups = await Promise.all(
+      [0, 1, 2].map((index) =>
+        createGroup({ displayName: `rename-race-${String(index)}`, members: [{ value: user.id }] }),
+      ),
+    );
+    const statuses = await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        index % 2 === 0
+          ? scim.patch(`/Users/${user.id}`, {
+              schemas: [PATCH_OP],
+              Operations: [{ op: 'replace', path: 'displayName', value: `Race ${String(index)}` }],
+            })
+          : scim.patch(`/Groups/${groups[index % 3].id}`, {
+              schemas: [PATCH_OP],
+              Operations: [
+                index % 4 === 1
+                  ? { op: 'remove', path: `members[value eq "${user.id}"]` }
+                  : { op: 'add', path: 'members', value: [{ value: user.id }] },
+              ],
+            }),
+      ),
+    ).then((responses) => responses.map((response) => response.statusCode));
+    expect(statuses.filter((status) => status !== 200 && status !== 204)).toEqual([]);
+    const display = (await scim.get(`/Users/${user.id}`)).json<{ displayName: string }>().displayName;
+    for (const group of groups) {
+      for (const member of (await getGroup(group.id)).members ?? []) expect(member.display).toBe(display);
+    }
+  });
+
+  it('applies a members[…] filter to one member at a time (not, and), and sw/ew count characters', async () => {
+    const [a, b] = [await createUser(), await createUser()];
+    const both = await createGroup({
+      displayName: 'bracket-both',
+      members: [{ value: a.id }, { value: b.id }],
+    });
+    const onlyA = await createGroup({ displayName: 'bracket-only-a', members: [{ value: a.id }] });
+    const none = await createGroup({ displayName: 'bracket-none' });
+    const ids = async (filter: string) =>
+      (await listGroups(filter, '&count=1000')).Resources.map((group) => group.id)
+        .filter((id) => [both.id, onlyA.id, none.id].includes(id))
+        .sort();
+    expect(await ids(`members[not (value eq "${a.id}")]`)).toEqual([both.id]);
+    expect(await ids(`members[value eq "${a.id}" and value eq "${b.id}"]`)).toEqual([]);
+    expect(await ids(`members[value eq "${a.id}" or value eq "${b.id}"]`)).toEqual(
+      [both.id, onlyA.id].sort(),
+    );
+    expect(await ids(`members[value ne "${a.id}"]`)).toEqual([both.id]);
+    expect(await ids(`members[value pr]`)).toEqual([both.id, onlyA.id].sort());
+    expect(await ids(`not (members[value eq "${b.id}"])`)).toEqual([onlyA.id, none.id].sort());
+
+    const emoji = await createGroup({ displayName: '😀 bracket team' });
+    for (const filter of ['displayName sw "😀"', 'displayName sw "😀 b"', 'displayName ew "team"']) {
+      const found = (await listGroups(filter, '&count=1000')).Resources.map((group) => group.id);
+      expect({ filter, found: found.includes(emoji.id) }).toEqual({ filter, found: true });
+    }
+    const suffix = await createGroup({ displayName: 'bracket suffix 😀' });
+    expect((await listGroups('displayName ew "x 😀"')).Resources.map((group) => group.id)).toEqual([
+      suffix.id,
+    ]);
   });
 
   it('sorts resources without a value last ascending and first descending (RFC 7644 §3.4.2.3)', async () => {

@@ -16,6 +16,13 @@ export interface GroupSqlCondition {
   parameters: Record<string, string>;
 }
 
+/** Characters as SQL's substr/right count them (code points; a string's length counts UTF-16 units). */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 function invalid(message: string): never {
   throw ScimError.badRequest(ScimErrorCode.InvalidFilter, message);
 }
@@ -59,8 +66,10 @@ class GroupFilterTranslator {
     return `"${this.alias}"."${name}"`;
   }
 
-  private membership(userId: string | undefined): string {
+  /** The group has a member (row "scim_gm") meeting `condition` (the user id given, or any). */
+  private membership(userId: string | undefined, condition?: string): string {
     const member = `SELECT 1 FROM "scim_group_members" "scim_gm" WHERE "scim_gm"."group_id" = ${this.column('id')}`;
+    if (condition !== undefined) return `EXISTS (${member} AND ${condition})`;
     return userId === undefined
       ? `EXISTS (${member})`
       : `EXISTS (${member} AND "scim_gm"."user_id" = ${this.bind(userId)})`;
@@ -73,12 +82,13 @@ class GroupFilterTranslator {
         return `COALESCE(${column} = ${this.bind(value)}, FALSE)`;
       case 'ne':
         return `COALESCE(${column} <> ${this.bind(value)}, TRUE)`;
+      // substr/right count characters (code points), not UTF-16 units: an emoji is one.
       case 'sw':
-        return `COALESCE(substr(${column}, 1, ${String(value.length)}) = ${this.bind(value)}, FALSE)`;
+        return `COALESCE(substr(${column}, 1, ${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`;
       case 'ew':
         return this.dialect === 'postgres'
-          ? `COALESCE(right(${column}, ${String(value.length)}) = ${this.bind(value)}, FALSE)`
-          : `COALESCE(substr(${column}, -${String(value.length)}) = ${this.bind(value)}, FALSE)`;
+          ? `COALESCE(right(${column}, ${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`
+          : `COALESCE(substr(${column}, -${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`;
       case 'co':
         return this.dialect === 'postgres'
           ? `COALESCE(strpos(${column}, ${this.bind(value)}) > 0, FALSE)`
@@ -145,34 +155,42 @@ class GroupFilterTranslator {
         break;
       }
       case 'valuePath': {
-        // members[value eq "<id>"] (also with `or` inside the brackets).
+        // members[…]: one member matching the whole bracket (RFC 7644 §3.4.2.2), so `members[not (value eq "a")]`
+        // is a group with a member other than a, and `members[value eq "a" and value eq "b"]` matches none.
         if (attributeOf(filter.path) !== 'members' || filter.path.subAttribute !== undefined) {
           invalid('Only members[value eq "<id>"] is a value path of a Group');
         }
-        return this.translate(this.asMemberFilter(filter.filter));
+        return this.membership(undefined, this.memberCondition(filter.filter));
       }
     }
     return invalid('Unsupported filter');
   }
 
-  /** `value eq "x"` inside members[…] is `members.value eq "x"` outside. */
-  private asMemberFilter(filter: ScimFilter): ScimFilter {
+  /** A condition on one member row ("scim_gm") from the filter inside members[…], where only `value` is named. */
+  private memberCondition(filter: ScimFilter): string {
     switch (filter.kind) {
       case 'and':
+        return `(${this.memberCondition(filter.left)} AND ${this.memberCondition(filter.right)})`;
       case 'or':
-        return {
-          ...filter,
-          left: this.asMemberFilter(filter.left),
-          right: this.asMemberFilter(filter.right),
-        };
+        return `(${this.memberCondition(filter.left)} OR ${this.memberCondition(filter.right)})`;
       case 'not':
-        return { ...filter, filter: this.asMemberFilter(filter.filter) };
+        return `(NOT ${this.memberCondition(filter.filter)})`;
       case 'compare':
-      case 'present':
+      case 'present': {
         if (filter.path.attribute.toLowerCase() !== 'value' || filter.path.subAttribute !== undefined) {
           invalid('Inside members[…] only value can be compared');
         }
-        return { ...filter, path: { attribute: 'members', subAttribute: 'value' } };
+        if (filter.kind === 'present') return 'TRUE'; // every member has a value
+        if (typeof filter.value !== 'string') {
+          return invalid(`members.value is compared with a string, got ${JSON.stringify(filter.value)}`);
+        }
+        if (filter.operator !== 'eq' && filter.operator !== 'ne') {
+          invalid(`members.value supports eq and ne, not "${filter.operator}"`);
+        }
+        const id = filter.value.trim().toLowerCase();
+        const equal = UUID.test(id) ? `"scim_gm"."user_id" = ${this.bind(id)}` : 'FALSE';
+        return filter.operator === 'eq' ? `(${equal})` : `(NOT (${equal}))`;
+      }
       case 'valuePath':
         return invalid('Value paths cannot nest');
     }

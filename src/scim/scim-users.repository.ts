@@ -86,6 +86,16 @@ export async function touchMembersOf(manager: EntityManager, groupId: string, at
     .execute();
 }
 
+/** A user's `display` as its groups list it changed (displayName, else userName): their versions move. */
+export async function touchGroupsOf(manager: EntityManager, userId: string, at: Date): Promise<void> {
+  await manager
+    .createQueryBuilder()
+    .update(ScimGroupEntity)
+    .set({ version: () => 'version + 1', lastModified: at })
+    .where('id IN (SELECT m.group_id FROM scim_group_members m WHERE m.user_id = :userId)', { userId })
+    .execute();
+}
+
 function bumpVersions(manager: EntityManager, at: Date) {
   return manager
     .createQueryBuilder()
@@ -211,12 +221,26 @@ export class ScimUsersRepository implements OnModuleDestroy {
   }
 
   /**
-   * Writes `changes` and increments the version, only while the row still has `expectedVersion`.
+   * Writes `changes` and increments the version, only while the row still has `expectedVersion`; with
+   * `memberDisplayChanged`, also the version of every group the user is in (members carry the user's `display`).
    * Returns false when the row changed (or went) in between.
    */
-  async updateIfVersion(id: string, expectedVersion: number, changes: UserChanges): Promise<boolean> {
+  async updateIfVersion(
+    id: string,
+    expectedVersion: number,
+    changes: UserChanges,
+    memberDisplayChanged = false,
+  ): Promise<boolean> {
     try {
       return await inTransaction(this.users.manager.connection, async (manager) => {
+        if (memberDisplayChanged && this.dialect === 'postgres') {
+          // Group rows before the user row, as every group write takes them, so the two never wait on each other.
+          await manager.query(
+            'SELECT id FROM scim_groups WHERE id IN (SELECT group_id FROM scim_group_members WHERE user_id = $1) ' +
+              'ORDER BY id FOR UPDATE',
+            [id],
+          );
+        }
         const result = await manager
           .createQueryBuilder()
           .update(ScimUserEntity)
@@ -225,6 +249,8 @@ export class ScimUsersRepository implements OnModuleDestroy {
           .execute();
         if ((result.affected ?? 0) === 0) return false;
         await this.writeEmails(manager, id, changes.attributes, true);
+        // The groups list this user as a member with `display`: their representation changed, so their version.
+        if (memberDisplayChanged) await touchGroupsOf(manager, id, changes.lastModified);
         return true;
       });
     } catch (error) {

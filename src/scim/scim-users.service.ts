@@ -85,6 +85,11 @@ function checkPatchValueCount(body: unknown): void {
   }
 }
 
+/** How a group lists the user as a member (`members[].display`): its displayName, else its userName. */
+function memberDisplay(userName: string, attributes: Readonly<Record<string, unknown>>): string {
+  return typeof attributes.displayName === 'string' ? attributes.displayName : userName;
+}
+
 @Injectable()
 export class ScimUsersService {
   constructor(
@@ -271,7 +276,10 @@ export class ScimUsersService {
         userNameLower: parts.userName.toLowerCase(),
         lastModified: new Date(),
       };
-      if (await this.repository.updateIfVersion(current.id, current.version, changes)) {
+      const memberDisplayChanged =
+        memberDisplay(parts.userName, parts.attributes) !==
+        memberDisplay(current.userName, current.attributes);
+      if (await this.repository.updateIfVersion(current.id, current.version, changes, memberDisplayChanged)) {
         return this.view(
           Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
           baseUrl,
