@@ -427,6 +427,35 @@ describe('SCIM users', () => {
         expected: { emails: [{ type: 'work', value: 'work@example.org', display: null, primary: true }] },
       },
       {
+        name: 'Entra: add emails[type eq "work"].value on a user whose e-mail has no type fills it too',
+        operations: [
+          { op: 'replace', path: 'emails', value: [{ value: 'typeless@example.org', primary: true }] },
+          { op: 'Add', path: 'emails[type eq "work"].value', value: 'work@example.org' },
+        ],
+        expected: { emails: [{ type: 'work', value: 'work@example.org', display: null, primary: true }] },
+      },
+      {
+        name: 'the enterprise manager takes $ref, ignores its readOnly displayName, and {"value": ""} removes it',
+        operations: [
+          {
+            op: 'add',
+            value: {
+              [`${ENTERPRISE_USER}:manager`]: { value: 'boss', $ref: '../Users/boss', displayName: 'Boss' },
+            },
+          },
+        ],
+        expected: { [ENTERPRISE_USER]: { manager: { value: 'boss', $ref: '../Users/boss' } } },
+      },
+      {
+        name: 'a manager replaced by {"value": ""} is removed',
+        operations: [
+          { op: 'add', path: `${ENTERPRISE_USER}:department`, value: 'Sales' },
+          { op: 'add', path: `${ENTERPRISE_USER}:manager`, value: { value: 'boss' } },
+          { op: 'replace', path: `${ENTERPRISE_USER}:manager`, value: { value: '' } },
+        ],
+        expected: { [ENTERPRISE_USER]: { department: 'Sales' } },
+      },
+      {
         name: 'Entra: replace of the manager with "" removes it',
         operations: [
           { op: 'add', path: `${ENTERPRISE_USER}:department`, value: 'Sales' },
@@ -494,6 +523,11 @@ describe('SCIM users', () => {
       ],
       ['changing id', { op: 'replace', path: 'id', value: randomUUID() }, 'mutability'],
       ['removing userName', { op: 'remove', path: 'userName' }, 'mutability'],
+      [
+        "writing the manager's readOnly displayName",
+        { op: 'replace', path: `${ENTERPRISE_USER}:manager.displayName`, value: 'Boss' },
+        'mutability',
+      ],
       ['a boolean that is not one', { op: 'replace', path: 'active', value: 'maybe' }, 'invalidValue'],
       ['an unknown op', { op: 'merge', path: 'active', value: true }, 'invalidSyntax'],
     ];
@@ -875,6 +909,32 @@ describe('SCIM users', () => {
       for (const role of returned) expect(declared).toEqual(expect.arrayContaining(Object.keys(role)));
       expect(Object.keys(returned[0] ?? {}).sort()).toEqual(declared);
       expect(returned[1]).toMatchObject({ Id: 'b', value: 'b', DisplayName: 'B', display: 'B' });
+      // Id and DisplayName are written (stored as value and display), so not readOnly.
+      for (const name of ['Id', 'DisplayName']) {
+        const sub = user.attributes
+          .find((attribute: { name: string }) => attribute.name === 'roles')
+          .subAttributes.find((candidate: { name: string }) => candidate.name === name);
+        expect({ name, mutability: sub.mutability }).toEqual({ name, mutability: 'readWrite' });
+      }
+      // The enterprise manager as RFC 7643 §4.3 defines it: value, $ref, and a readOnly displayName.
+      const enterprise = (await scim.get(`/Schemas/${ENTERPRISE_USER}`)).json();
+      const manager = enterprise.attributes.find(
+        (attribute: { name: string }) => attribute.name === 'manager',
+      );
+      expect(
+        manager.subAttributes.map((sub: { name: string; mutability: string }) => [sub.name, sub.mutability]),
+      ).toEqual([
+        ['value', 'readWrite'],
+        ['$ref', 'readWrite'],
+        ['displayName', 'readOnly'],
+      ]);
+      const managed = await scim.post('/Users', {
+        schemas: [CORE_USER, ENTERPRISE_USER],
+        userName: `managed.${randomUUID()}@example.com`,
+        [ENTERPRISE_USER]: { manager: { value: 'boss', $ref: '../Users/boss', displayName: 'Boss' } },
+      });
+      expect(managed.statusCode).toBe(201);
+      expect(managed.json()[ENTERPRISE_USER]).toEqual({ manager: { value: 'boss', $ref: '../Users/boss' } });
       expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
     });
 

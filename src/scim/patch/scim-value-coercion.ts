@@ -110,9 +110,13 @@ export function coerceComplexValue(
       if (!viaAlias.has(sub.name))
         return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
     }
+    // RFC 7644 §3.5.1: a readOnly sub-attribute in a request (the enterprise manager's displayName) is ignored.
+    if (sub.mutability === 'readOnly') continue;
     if (isAlias) viaAlias.add(sub.name);
     else viaAlias.delete(sub.name);
-    if (value === null || value === undefined) {
+    // `manager: {"value": ""}` is no manager, as `manager: ""` and `manager.value: ""` are.
+    const noValue = value === '' && sub.name === 'value' && !attribute.multiValued;
+    if (value === null || value === undefined || noValue) {
       if (keepNulls) result[sub.name] = null;
       else Reflect.deleteProperty(result, sub.name);
       continue;

@@ -84,12 +84,9 @@ export const USER_VIEW_SCHEMA: ScimResourceSchema = {
                 'A list of roles for the User: RFC 7643 value/display/type/primary, and Id/DisplayName.',
               subAttributes: [
                 ...(definition.subAttributes ?? []),
-                attribute('Id', "The same as value (the interface document's name).", {
-                  mutability: 'readOnly',
-                }),
-                attribute('DisplayName', "The same as display (the interface document's name).", {
-                  mutability: 'readOnly',
-                }),
+                // Writable under either name: `Id` is stored as value, `DisplayName` as display.
+                attribute('Id', "The same as value (the interface document's name)."),
+                attribute('DisplayName', "The same as display (the interface document's name)."),
               ],
             }
           : definition,

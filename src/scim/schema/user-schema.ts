@@ -196,7 +196,15 @@ export const ENTERPRISE_USER_SCHEMA: ScimSchemaDefinition = {
     attribute('department', 'Identifies the name of a department.'),
     attribute('manager', "The User's manager.", {
       type: 'complex',
-      subAttributes: [attribute('value', 'The id of the SCIM resource representing the User’s manager.')],
+      subAttributes: [
+        attribute('value', 'The id of the SCIM resource representing the User’s manager.'),
+        attribute('$ref', 'The URI of the SCIM resource representing the User’s manager.', {
+          type: 'reference',
+          referenceTypes: ['User'],
+        }),
+        // RFC 7643 §4.3: readOnly, so a client's value is ignored (this service does not fill it in).
+        attribute('displayName', 'The displayName of the User’s manager.', { mutability: 'readOnly' }),
+      ],
     }),
   ],
 };
@@ -266,7 +274,7 @@ export interface ScimEnterpriseUser {
   organization?: string;
   division?: string;
   department?: string;
-  manager?: { value?: string };
+  manager?: { value?: string; $ref?: string };
 }
 
 /** A User in SCIM core-schema form, as the PATCH engine and normalisation read and write it. */
