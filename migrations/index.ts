@@ -13,6 +13,7 @@ import { ScimGroups1763780000700 } from './1763780000700-ScimGroups.js';
 import { RecurrenceDates1763780000750 } from './1763780000750-RecurrenceDates.js';
 import { ScimUserEmails1763780000800 } from './1763780000800-ScimUserEmails.js';
 import { ScimUserCount1763780000900 } from './1763780000900-ScimUserCount.js';
+import { ScimCodePointOrder1763780001000 } from './1763780001000-ScimCodePointOrder.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   RecurrenceDates1763780000750,
   ScimUserEmails1763780000800,
   ScimUserCount1763780000900,
+  ScimCodePointOrder1763780001000,
 ];

@@ -10,13 +10,21 @@ import {
 } from 'typeorm';
 
 export type Dialect = 'sqlite' | 'postgres';
-type PortableKind = 'instant' | 'uuid' | 'json';
+type PortableKind = 'instant' | 'uuid' | 'json' | 'codePointText';
 
 const TYPES: Record<PortableKind, Record<Dialect, ColumnType>> = {
   instant: { sqlite: 'datetime', postgres: 'timestamptz' },
   uuid: { sqlite: 'varchar', postgres: 'uuid' },
   json: { sqlite: 'simple-json', postgres: 'jsonb' },
+  codePointText: { sqlite: 'varchar', postgres: 'varchar' },
 };
+
+/**
+ * Text that sorts and compares in code-point order on both engines, whatever the database's default collation:
+ * SQLite's default (BINARY) already is; PostgreSQL takes the column's collation, so these columns are "C" (an
+ * `en_US` or ICU database would otherwise sort `_z` before `a`, and `B` between `a` and `b`).
+ */
+const CODE_POINT_COLLATION: Record<Dialect, string | undefined> = { sqlite: undefined, postgres: 'C' };
 
 const PORTABLE = new WeakMap<object, PortableKind>();
 
@@ -35,6 +43,8 @@ export const UuidColumn = (options: ColumnOptions = {}): PropertyDecorator => po
 export const UuidPrimaryColumn = (options: ColumnOptions = {}): PropertyDecorator =>
   portable('uuid', options, true);
 export const JsonColumn = (options: ColumnOptions = {}): PropertyDecorator => portable('json', options);
+export const CodePointTextColumn = (options: ColumnOptions = {}): PropertyDecorator =>
+  portable('codePointText', options);
 
 /** Must run before a DataSource initialises (it reads column options then). */
 export function resolvePortableColumns(dialect: Dialect): void {
@@ -43,6 +53,7 @@ export function resolvePortableColumns(dialect: Dialect): void {
     if (kind === undefined) continue;
     column.options.type = TYPES[kind][dialect];
     if (kind === 'uuid') column.options.length = dialect === 'sqlite' ? 36 : undefined;
+    if (kind === 'codePointText') column.options.collation = CODE_POINT_COLLATION[dialect];
   }
 }
 

@@ -3,6 +3,7 @@
 // (else its first); strings case-insensitively unless caseExact, in code-point order; no value sorts last ascending
 // and first descending; ties by id in the same direction (the service's documented tie-break).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, isPostgresRun } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CORE_USER, ENTERPRISE_USER, scimClient, type ScimClient } from './scim-client.js';
 
@@ -109,4 +110,65 @@ describe('sortBy on Users', () => {
       expect(response.json()).toMatchObject({ scimType: 'invalidValue' });
     },
   );
+});
+
+// PostgreSQL sorts a column by its collation, which defaults to the database's: on an `en_US`/ICU database,
+// `_z` came first and `B` between `a` and `b`. The sort columns are "C" (migration 1763780001000), so the order
+// is code-point order there too, as on SQLite and as caseExact externalId needs.
+describe('sortBy on a PostgreSQL database whose collation is not code-point order (ICU en-US)', () => {
+  const run = isPostgresRun() ? it : it.skip;
+  run('sorts userName, externalId and group displayName / externalId in code-point order', async () => {
+    const t = await startTestApp({ database: await createTestDatabase({ icuLocale: 'en-US' }) });
+    try {
+      const [collation] = await t.dataSource.query<Array<{ provider: string }>>(
+        'SELECT datlocprovider AS provider FROM pg_database WHERE datname = current_database()',
+      );
+      expect(collation?.provider).toBe('i');
+      const scim = scimClient(t);
+      const names = ['B', 'a', 'C', 'b', '_z', 'a-c', 'a c', 'ab', 'a_b'];
+      for (const [index, name] of names.entries()) {
+        expect(
+          (
+            await scim.post('/Users', {
+              schemas: [CORE_USER],
+              userName: `${name}.${String(index)}@x`,
+              externalId: name,
+            })
+          ).statusCode,
+        ).toBe(201);
+        expect(
+          (
+            await scim.post('/Groups', {
+              schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+              displayName: `${name} ${String(index)}`,
+              externalId: name,
+            })
+          ).statusCode,
+        ).toBe(201);
+      }
+      const codePoint = (values: string[]) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const listed = async (path: string, key: (resource: Record<string, string>) => string) =>
+        ((await scim.get(path)).json<{ Resources: Array<Record<string, string>> }>().Resources ?? []).map(
+          key,
+        );
+      expect(await listed('/Users?sortBy=externalId&count=100', (user) => user.externalId)).toEqual(
+        codePoint(names),
+      );
+      // userName is caseExact false: sorted by its lower-case form, in code-point order.
+      const userNames = names.map((name, index) => `${name}.${String(index)}@x`);
+      expect(
+        (await listed('/Users?sortBy=userName&count=100', (user) => user.userName)).map((name) =>
+          name.toLowerCase(),
+        ),
+      ).toEqual(codePoint(userNames.map((name) => name.toLowerCase())));
+      expect(await listed('/Groups?sortBy=externalId&count=100', (group) => group.externalId)).toEqual(
+        codePoint(names),
+      );
+      expect(
+        await listed('/Groups?sortBy=displayName&count=100', (group) => group.displayName.toLowerCase()),
+      ).toEqual(codePoint(names.map((name, index) => `${name} ${String(index)}`.toLowerCase())));
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -16,7 +16,12 @@ export interface TestDatabase {
 
 export const isPostgresRun = (): boolean => /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '');
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  /** PostgreSQL: create the database with this ICU locale as its default collation (e.g. `en-US`). */
+  icuLocale?: string;
+}
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-api-test-'));
   const removeDir = (): void => fs.rmSync(dataDir, { recursive: true, force: true });
   if (!isPostgresRun()) {
@@ -33,7 +38,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     throw new Error(`Refusing to run tests against database "${baseName}": its name must contain "test".`);
   }
   const name = `${baseName}_${randomBytes(5).toString('hex')}`.toLowerCase();
-  await adminQuery(base, `CREATE DATABASE "${name}"`);
+  await adminQuery(
+    base,
+    options.icuLocale === undefined
+      ? `CREATE DATABASE "${name}"`
+      : `CREATE DATABASE "${name}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale.replaceAll("'", '')}'`,
+  );
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {

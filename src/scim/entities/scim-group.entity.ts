@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { InstantColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
+import { CodePointTextColumn, InstantColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
 import { ScimUserEntity } from './scim-user.entity.js';
 
 /**
@@ -16,11 +16,11 @@ export class ScimGroupEntity {
   displayName!: string;
 
   @Index('UQ_scim_groups_display_name_lower', { unique: true })
-  @Column({ name: 'display_name_lower', type: 'varchar', length: 256 })
+  @CodePointTextColumn({ name: 'display_name_lower', length: 256 })
   displayNameLower!: string;
 
   @Index('IX_scim_groups_external_id')
-  @Column({ name: 'external_id', type: 'varchar', length: 256, nullable: true })
+  @CodePointTextColumn({ name: 'external_id', length: 256, nullable: true })
   externalId!: string | null;
 
   /** Incremented on every change, membership changes included. */

@@ -1,5 +1,10 @@
 import { Column, Entity, Index } from 'typeorm';
-import { InstantColumn, JsonColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
+import {
+  CodePointTextColumn,
+  InstantColumn,
+  JsonColumn,
+  UuidPrimaryColumn,
+} from '../../database/portable-columns.js';
 
 /** JSON members of the document; not the recursive JSON type, which TypeORM's partial-entity types cannot expand. */
 export type ScimStoredAttributes = Record<string, string | number | boolean | null | object>;
@@ -23,11 +28,11 @@ export class ScimUserEntity {
 
   /** userName.toLowerCase(), computed by the service on every write. */
   @Index('UQ_scim_users_user_name_lower', { unique: true })
-  @Column({ name: 'user_name_lower', type: 'varchar', length: 256 })
+  @CodePointTextColumn({ name: 'user_name_lower', length: 256 })
   userNameLower!: string;
 
   @Index('IX_scim_users_external_id')
-  @Column({ name: 'external_id', type: 'varchar', length: 256, nullable: true })
+  @CodePointTextColumn({ name: 'external_id', length: 256, nullable: true })
   externalId!: string | null;
 
   /** The rest of the User: every attribute except id, meta, schemas, userName and externalId. */
