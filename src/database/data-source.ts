@@ -7,6 +7,7 @@ import type { AppConfig, DatabaseConfig } from '../config/config.js';
 import { registeredEntities } from './entity-registry.js';
 import { pgTypes } from './pg-timestamptz.js';
 import { resolvePortableColumns, type Dialect } from './portable-columns.js';
+import { registerSqliteFunctions } from './sqlite-functions.js';
 
 export function dialectOf(database: DatabaseConfig): Dialect {
   return database.type;
@@ -45,9 +46,12 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
     enableWAL: true,
     // Another process may hold the write lock while it migrates; wait for it rather than fail.
     timeout: 30_000,
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+    prepareDatabase: (
+      db: { pragma(sql: string): unknown } & Parameters<typeof registerSqliteFunctions>[0],
+    ) => {
       db.pragma('foreign_keys = ON');
       db.pragma('synchronous = NORMAL');
+      registerSqliteFunctions(db);
     },
   };
 }

@@ -25,6 +25,7 @@ import type {
 } from './filter/scim-filter.types.js';
 import type { ScimAttributeDefinition } from './schema/scim-schema.types.js';
 import { emailValueKey } from './user-email-rows.js';
+import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -455,10 +456,21 @@ class Translator {
    * verbatim in the JSON text (requiredText only takes strings JSON does not escape), and LOWER() folds the text as
    * it folds the value inside the EXISTS. Not on PostgreSQL: rendering jsonb as text costs more than it saves.
    */
+  /**
+   * The case fold for a comparison with `text`: SQLite's LOWER() folds ASCII letters only, so a value with other
+   * characters is compared through scim_lower (JavaScript's toLowerCase, registered on every SQLite connection by
+   * src/database/data-source.ts), as PostgreSQL's LOWER() and the evaluator fold them. An ASCII value keeps the
+   * built-in, which costs no call into JavaScript per row.
+   */
+  private lowerFor(text: string): string {
+    return this.postgres || isAscii(text) ? 'LOWER' : SQLITE_UNICODE_LOWER;
+  }
+
   private withTextPrefilter(text: string | undefined, condition: string): string {
     if (text === undefined || this.postgres) return condition;
     const pattern = this.bind(`%${escapeLike(text)}%`);
-    return `(LOWER(${this.document}) LIKE LOWER(${pattern}) ESCAPE '\\' AND ${condition})`;
+    const lower = this.lowerFor(text);
+    return `(${lower}(${this.document}) LIKE ${lower}(${pattern}) ESCAPE '\\' AND ${condition})`;
   }
 
   // ---- value filters ------------------------------------------------------------------------------------------
@@ -610,14 +622,15 @@ class Translator {
     let left = leaf.uuid ? `CAST(${leaf.expression} AS text)` : leaf.expression;
     let text = value;
     let lowerRight = false;
+    const lower = this.lowerFor(value);
     if (leaf.lowered) text = value.toLowerCase();
     else if (!caseExact) {
-      left = `LOWER(${left})`;
+      left = `${lower}(${left})`;
       lowerRight = true;
     }
     const bound = (literal: string): string => {
       const parameter = this.bind(literal);
-      return lowerRight ? `LOWER(${parameter})` : parameter;
+      return lowerRight ? `${lower}(${parameter})` : parameter;
     };
     switch (operator) {
       case 'eq':
@@ -649,6 +662,11 @@ class Translator {
       }
     }
   }
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** True when JSON.stringify writes `text` unchanged (no quote, backslash, control character or lone surrogate). */

@@ -8,6 +8,7 @@
 import { parsePatchPath } from './filter/scim-filter-parser.js';
 import { lookupScopedAttribute, USER_FILTER_SCOPE } from './filter/scim-filter-scope.js';
 import { jsonPathOf, jsonScalar, quoteIdentifier, type SqlDialect } from './scim-filter-sql.js';
+import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 
 export type UserColumnSortKey = 'id' | 'userName' | 'externalId' | 'created' | 'lastModified';
 
@@ -108,7 +109,8 @@ export function documentSortExpression(key: DocumentSortKey, dialect: SqlDialect
       `(SELECT ${element} FROM json_each(${document}, '${jsonPathOf(key.keys)}') AS j ` +
       `ORDER BY json_extract(j.value, '$.primary') = 1 DESC, j.key LIMIT 1)`;
   }
-  if (key.lowered) value = `LOWER(${value})`;
+  // SQLite's LOWER() folds ASCII only; scim_lower is JavaScript's toLowerCase (src/database/sqlite-functions.ts).
+  if (key.lowered) value = `${dialect === 'postgres' ? 'LOWER' : SQLITE_UNICODE_LOWER}(${value})`;
   if (dialect === 'postgres') return key.numeric ? `(${value})::numeric` : `(${value}) COLLATE "C"`;
   return value;
 }
