@@ -524,6 +524,11 @@ describe('SCIM users', () => {
       ['changing id', { op: 'replace', path: 'id', value: randomUUID() }, 'mutability'],
       ['removing userName', { op: 'remove', path: 'userName' }, 'mutability'],
       [
+        'adding to the readOnly groups (memberships change through /Groups)',
+        { op: 'add', path: 'groups', value: [{ value: randomUUID() }] },
+        'mutability',
+      ],
+      [
         "writing the manager's readOnly displayName",
         { op: 'replace', path: `${ENTERPRISE_USER}:manager.displayName`, value: 'Boss' },
         'mutability',

@@ -433,7 +433,19 @@ function removeTarget(document: Mutable, target: PatchTarget, raw: unknown): voi
 
 // ---- driver ------------------------------------------------------------------------------------------------
 
+/** A User's `groups` (with or without the core schema's URN, any sub-attribute or filter after it). */
+const USER_GROUPS_PATH = /^(?:urn:ietf:params:scim:schemas:core:2\.0:user:)?groups(?:$|[.[])/i;
+
 function applyOperation(document: Mutable, operation: ScimPatchOperation, context: PatchContext): void {
+  // RFC 7644 §3.5.2: an operation on a readOnly attribute is `mutability`; a User's `groups` (RFC 7643 §4.1.2) is
+  // readOnly, changed through /Groups. In a body or a path-less value it is ignored, as other readOnly input is.
+  if (
+    operation.path !== undefined &&
+    USER_GROUPS_PATH.test(operation.path.trim()) &&
+    context.ignoredAttributes.some((name) => sameName(name, 'groups'))
+  ) {
+    fail('mutability', `groups is read-only; memberships change through /Groups (path "${operation.path}")`);
+  }
   if (operation.op === 'remove') {
     // RFC 7644 §3.5.2.2: a remove without path is noTarget.
     if (operation.path === undefined) fail('noTarget', 'A "remove" operation needs a path');
