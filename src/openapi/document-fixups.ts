@@ -1,7 +1,9 @@
 // Completes the generated OpenAPI document with what the decorators cannot say:
 // - `additionalProperties: false` on every request schema (at every depth) whose DTO rejects unknown properties,
 //   read from the same compiled plan the validation pipe runs (webhook bodies allow unknown properties: not false);
-// - an example of its own code on every error answer (the envelope's Code, or SCIM's status/scimType).
+// - an example of its own code on every error answer (the envelope's Code, or SCIM's status/scimType), a 400
+//   naming the operation's own first field;
+// - no 413/415 on operations without a request body (the limits and media types apply to bodies).
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { compileDtoCached } from '../validation/compile-dto.js';
@@ -50,7 +52,40 @@ const CODE_BY_STATUS: Record<string, string> = {
 
 const SCIM_TYPE: Record<string, string> = { '400': 'invalidValue', '409': 'uniqueness' };
 
-function errorExample(status: string, description: string, schemaRef: string): Json | undefined {
+/** A field this operation's 400 can name: the body's first property, else its first parameter. */
+function fieldOf(operation: Json, schemas: Record<string, Json>): string | undefined {
+  const body = (operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+  for (const media of Object.values(body ?? {})) {
+    const ref = (media.schema as Json | undefined)?.$ref;
+    const schema = typeof ref === 'string' ? schemas[ref.split('/').at(-1) ?? ''] : undefined;
+    const [first] = Object.keys(schema?.properties ?? {});
+    if (first !== undefined) return first;
+  }
+  const [parameter] = (operation.parameters ?? []) as Json[];
+  return typeof parameter?.name === 'string' ? parameter.name : undefined;
+}
+
+function validationExample(field: string | undefined): Json {
+  // Operation 1's documented example names a nested field; others name their own first field.
+  if (field === undefined) return { Message: 'The request is invalid.' };
+  if (field === 'Groups') {
+    return {
+      Message: PLATFORM_MESSAGES.ValidationFailed,
+      Errors: [{ Field: 'Groups[2].ScheduleIds[0]', Message: 'ScheduleIds[0] must be a UUID' }],
+    };
+  }
+  return {
+    Message: `The request is invalid: ${field}.`,
+    Errors: [{ Field: field, Message: `${field} is not valid here (see the schema)` }],
+  };
+}
+
+function errorExample(
+  status: string,
+  description: string,
+  schemaRef: string,
+  field: string | undefined,
+): Json | undefined {
   if (schemaRef.endsWith('/ErrorEnvelopeDto')) {
     // The description starts with the code (e.g. "InstalledAppNotFound", "TooManyRequests (see Retry-After)").
     const named = /^([A-Z][A-Za-z]+)\b/.exec(description)?.[1];
@@ -60,8 +95,7 @@ function errorExample(status: string, description: string, schemaRef: string): J
       Message: PLATFORM_MESSAGES[code] ?? description,
       Code: code,
     };
-    if (code === 'ValidationFailed')
-      example.Errors = [{ Field: 'Groups[2].ScheduleIds[0]', Message: 'ScheduleIds[0] must be a UUID' }];
+    if (code === 'ValidationFailed') Object.assign(example, validationExample(field));
     if (status === '500') example.CorrelationId = '9b2f6a52-3c55-4bd4-8f0c-0c8f0e2f4d1e';
     return example;
   }
@@ -130,8 +164,16 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
   markStrict(schemas, bodyDtoStrictness(app));
   for (const path of Object.values(document.paths)) {
     for (const operation of Object.values(path as Record<string, Json>)) {
-      const responses = operation.responses as Record<string, Json> | undefined;
-      if (typeof responses !== 'object' || responses === null) continue;
+      if (typeof operation.responses !== 'object' || operation.responses === null) continue;
+      // The decorators share response objects between operations: each operation gets its own copy to complete.
+      const responses = structuredClone(operation.responses) as Record<string, Json>;
+      operation.responses = responses;
+      // Body limits and media types apply to request bodies: an operation without one cannot answer 413 or 415.
+      if (operation.requestBody === undefined) {
+        delete responses['413'];
+        delete responses['415'];
+      }
+      const field = fieldOf(operation, schemas);
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) continue;
         const content = (response.content ?? {}) as Record<string, Json>;
@@ -139,7 +181,7 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
           const ref = ((media.schema ?? {}) as Json).$ref;
           if (typeof ref !== 'string' || media.example !== undefined) continue;
           const description = typeof response.description === 'string' ? response.description : '';
-          const example = errorExample(status, description, ref);
+          const example = errorExample(status, description, ref, field);
           if (example !== undefined) media.example = example;
         }
       }
