@@ -9,7 +9,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('platform-api')
     .setDescription(
       'Schedules, SCIM users, mail, replication diagnostics, a SmartThings webhook and migration runs. ' +
-        'Send `Authorization: Bearer <api key>`; request property names match case-insensitively; ' +
+        'Send `Authorization: Bearer <api key>`; paths and request property names match case-insensitively ' +
+        '(the interface document writes operation 3 as `/api/v1/scim/users/{id}`, the same route as ' +
+        '`/api/v1/scim/Users/{id}` here); ' +
         'errors use the {Succeeded, Message, Code, Errors} envelope.',
     )
     .setVersion(APP_VERSION)

@@ -213,7 +213,8 @@ export class ScimUsersController {
     operationId: 'Scim_PatchUser',
     summary: 'Patch a user (operation 3): {Schemas, Operations:[{Path, Value}]} or an RFC 7644 PatchOp',
     description:
-      'A missing op means replace; op and attribute names in any case; value-filter paths; atomic. Answers the whole user.',
+      'A missing op means replace; op and attribute names in any case; value-filter paths; atomic. Answers the whole user. ' +
+      'The path matches in any case: the interface document writes it `/api/v1/scim/users/{id}`.',
   })
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH)
