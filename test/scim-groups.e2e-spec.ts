@@ -594,7 +594,14 @@ describe('SCIM groups', () => {
             }),
       ),
     ).then((responses) => responses.map((response) => response.statusCode));
-    expect(statuses.filter((status) => status !== 200 && status !== 204)).toEqual([]);
+    // Group writes queue on the group's row: all succeed. Twelve renames of one user, whose version every
+    // membership change also moves, may run out of optimistic attempts: 409 (concurrentModification), never a
+    // deadlock's 500.
+    const renames = statuses.filter((_, index) => index % 2 === 0);
+    const groupWrites = statuses.filter((_, index) => index % 2 === 1);
+    expect(groupWrites.filter((status) => status !== 204)).toEqual([]);
+    expect(renames.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+    expect(renames).toContain(200);
     const display = (await scim.get(`/Users/${user.id}`)).json<{ displayName: string }>().displayName;
     for (const group of groups) {
       for (const member of (await getGroup(group.id)).members ?? []) expect(member.display).toBe(display);
@@ -623,7 +630,13 @@ describe('SCIM groups', () => {
     expect(await ids(`not (members[value eq "${b.id}"])`)).toEqual([onlyA.id, none.id].sort());
 
     const emoji = await createGroup({ displayName: '😀 bracket team' });
-    for (const filter of ['displayName sw "😀"', 'displayName sw "😀 b"', 'displayName ew "team"']) {
+    for (const filter of [
+      'displayName sw "😀"',
+      'displayName sw "😀 b"',
+      'displayName ew "team"',
+      'displayName ew ""', // every string ends (and starts) with ""
+      'displayName sw ""',
+    ]) {
       const found = (await listGroups(filter, '&count=1000')).Resources.map((group) => group.id);
       expect({ filter, found: found.includes(emoji.id) }).toEqual({ filter, found: true });
     }

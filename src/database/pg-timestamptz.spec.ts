@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import pg from 'pg';
-import { parseTimestamptz, pgTypes } from './pg-timestamptz.js';
+import { parseTimestamptz, pgTypes, readTimestamptz } from './pg-timestamptz.js';
 
 const pgParse = pg.types.getTypeParser(1184, 'text') as (text: string) => unknown;
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
@@ -46,6 +46,22 @@ describe('parseTimestamptz', () => {
       fc.property(printed, (text) => same(text)),
       { numRuns: 5_000 },
     );
+  });
+
+  it('reads the common shape itself (four-digit year, not BC), without pg’s parser', () => {
+    fc.assert(
+      fc.property(
+        printed.filter((text) => !text.endsWith(' BC') && !text.startsWith('0')),
+        (text) => {
+          const ours = readTimestamptz(text);
+          const theirs = pgParse(text);
+          return ours instanceof Date && theirs instanceof Date && ours.getTime() === theirs.getTime();
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    expect(readTimestamptz('0099-03-01 12:00:00+00')).toBeUndefined();
+    expect(readTimestamptz('infinity')).toBeUndefined();
   });
 
   it.each([

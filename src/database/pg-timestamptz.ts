@@ -20,6 +20,11 @@ function digits(text: string, from: number, to: number): number {
 
 /** `YYYY-MM-DD HH:MM:SS[.f…]±HH[:MM[:SS]]` → Date (pg's result for anything else). */
 export function parseTimestamptz(text: string): Date | number | null {
+  return readTimestamptz(text) ?? fallback(text);
+}
+
+/** The common shape read by position; undefined for anything else. */
+export function readTimestamptz(text: string): Date | undefined {
   if (
     text.length < 22 ||
     text.charCodeAt(4) !== 45 || // -
@@ -29,7 +34,7 @@ export function parseTimestamptz(text: string): Date | number | null {
     text.charCodeAt(16) !== 58 ||
     text.endsWith(' BC')
   ) {
-    return fallback(text);
+    return undefined;
   }
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 7);
@@ -43,14 +48,14 @@ export function parseTimestamptz(text: string): Date | number | null {
     // .f… : pg takes 1000 × the fraction and Date.UTC truncates it to whole milliseconds.
     let end = at + 1;
     while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
-    if (end === at + 1) return fallback(text);
+    if (end === at + 1) return undefined;
     milliseconds = 1000 * Number(text.slice(at, end));
     at = end;
   }
   const sign = text.charCodeAt(at);
-  if (sign !== 43 && sign !== 45) return fallback(text); // + or -
+  if (sign !== 43 && sign !== 45) return undefined; // + or -
   const rest = text.length - at - 1;
-  if (rest !== 2 && rest !== 5 && rest !== 8) return fallback(text);
+  if (rest !== 2 && rest !== 5 && rest !== 8) return undefined;
   const offsetHours = digits(text, at + 1, at + 3);
   const offsetMinutes =
     rest >= 5 && text.charCodeAt(at + 3) === 58 ? digits(text, at + 4, at + 6) : rest >= 5 ? Number.NaN : 0;
@@ -59,7 +64,7 @@ export function parseTimestamptz(text: string): Date | number | null {
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, milliseconds);
   const offset = (offsetHours * 3600 + offsetMinutes * 60 + offsetSeconds) * 1000;
   // Years below 1000 (Date.UTC reads 0–99 as 19xx) and anything unreadable: pg's parser.
-  if (year < 1000 || Number.isNaN(utc) || Number.isNaN(offset)) return fallback(text);
+  if (year < 1000 || Number.isNaN(utc) || Number.isNaN(offset)) return undefined;
   return new Date(sign === 43 ? utc - offset : utc + offset);
 }
 

@@ -3,7 +3,7 @@
 //   read from the same compiled plan the validation pipe runs (webhook bodies allow unknown properties: not false);
 // - an example of its own code on every error answer (the envelope's Code, or SCIM's status/scimType), a 400
 //   naming the operation's own first field;
-// - no 413/415 on operations without a request body (the limits and media types apply to bodies).
+// - no 413/415 on GET operations (the limits and media types apply to request bodies).
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { compileDtoCached } from '../validation/compile-dto.js';
@@ -163,13 +163,14 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
   fixUnionTypes(schemas);
   markStrict(schemas, bodyDtoStrictness(app));
   for (const path of Object.values(document.paths)) {
-    for (const operation of Object.values(path as Record<string, Json>)) {
+    for (const [method, operation] of Object.entries(path as Record<string, Json>)) {
       if (typeof operation.responses !== 'object' || operation.responses === null) continue;
       // The decorators share response objects between operations: each operation gets its own copy to complete.
       const responses = structuredClone(operation.responses) as Record<string, Json>;
       operation.responses = responses;
-      // Body limits and media types apply to request bodies: an operation without one cannot answer 413 or 415.
-      if (operation.requestBody === undefined) {
+      // Body limits and media types apply to request bodies, which a GET does not take (Fastify does not read
+      // one); a DELETE may carry one, and is answered 413/415 like any other method then.
+      if (method === 'get') {
         delete responses['413'];
         delete responses['415'];
       }

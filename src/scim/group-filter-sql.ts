@@ -75,6 +75,15 @@ class GroupFilterTranslator {
       : `EXISTS (${member} AND "scim_gm"."user_id" = ${this.bind(userId)})`;
   }
 
+  /** `column sw/ew value` for a non-empty value. */
+  private affix(column: string, operator: 'sw' | 'ew', value: string): string {
+    const length = String(codePoints(value));
+    if (operator === 'sw') return `COALESCE(substr(${column}, 1, ${length}) = ${this.bind(value)}, FALSE)`;
+    return this.dialect === 'postgres'
+      ? `COALESCE(right(${column}, ${length}) = ${this.bind(value)}, FALSE)`
+      : `COALESCE(substr(${column}, -${length}) = ${this.bind(value)}, FALSE)`;
+  }
+
   /** `column <op> value` for strings (value already lower-cased for case-insensitive columns). */
   private compareString(column: string, operator: ScimCompareFilter['operator'], value: string): string {
     switch (operator) {
@@ -82,13 +91,12 @@ class GroupFilterTranslator {
         return `COALESCE(${column} = ${this.bind(value)}, FALSE)`;
       case 'ne':
         return `COALESCE(${column} <> ${this.bind(value)}, TRUE)`;
-      // substr/right count characters (code points), not UTF-16 units: an emoji is one.
+      // substr/right count characters (code points), not UTF-16 units: an emoji is one. Every string starts and
+      // ends with "" (SQLite's substr(x, -0) would be all of x).
       case 'sw':
-        return `COALESCE(substr(${column}, 1, ${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`;
       case 'ew':
-        return this.dialect === 'postgres'
-          ? `COALESCE(right(${column}, ${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`
-          : `COALESCE(substr(${column}, -${String(codePoints(value))}) = ${this.bind(value)}, FALSE)`;
+        if (value === '') return `(${column} IS NOT NULL)`;
+        return this.affix(column, operator, value);
       case 'co':
         return this.dialect === 'postgres'
           ? `COALESCE(strpos(${column}, ${this.bind(value)}) > 0, FALSE)`

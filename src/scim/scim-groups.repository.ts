@@ -298,7 +298,7 @@ export class ScimGroupsRepository {
     const select =
       'SELECT m.group_id AS "groupId", m.user_id AS "userId", g.display_name AS "displayName" ' +
       'FROM scim_group_members m JOIN scim_groups g ON g.id = m.group_id WHERE m.user_id ';
-    // PostgreSQL: a named statement (planned once per connection; it is part of every list page).
+    // PostgreSQL: a named statement (parsed once per connection; it is part of every list page).
     return this.dialect === 'postgres'
       ? namedQuery<GroupRow>(
           this.members.manager.connection,

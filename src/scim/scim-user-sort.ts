@@ -5,10 +5,10 @@
 // ones by "the value of the primary attribute, if any, or else the first value in the list" (`emails`,
 // `emails.type`). Strings compare case-insensitively unless the schema says `caseExact`, in code-point order on
 // both engines; resources without a value sort last ascending and first descending.
+import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 import { parsePatchPath } from './filter/scim-filter-parser.js';
 import { lookupScopedAttribute, USER_FILTER_SCOPE } from './filter/scim-filter-scope.js';
 import { jsonPathOf, jsonScalar, quoteIdentifier, type SqlDialect } from './scim-filter-sql.js';
-import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 
 export type UserColumnSortKey = 'id' | 'userName' | 'externalId' | 'created' | 'lastModified';
 

@@ -130,12 +130,16 @@ const PAGE_OF_ALL = `SELECT s.user_count::text AS total, s.order_generation::tex
  WHERE s.id = 1
  ORDER BY u.created_at, u.id`;
 
-/** The page $3 entries past the key ($1, $2), if the order generation is still $5 (the directory's). */
+/**
+ * The page $3 entries past the key ($1, $2), if the order generation is still $5 (the directory's); otherwise the
+ * stats row alone (the condition on s is a one-time filter: the index is not read for a stale directory).
+ */
 const PAGE_OF_ALL_FROM_KEY = `SELECT s.user_count::text AS total, s.order_generation::text AS generation, ${USER_COLUMNS}
   FROM scim_user_stats s
   LEFT JOIN LATERAL (SELECT * FROM scim_users
-                      WHERE (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
-                      ORDER BY created_at, id OFFSET $3 LIMIT $4) u ON s.order_generation::text = $5
+                      WHERE s.order_generation::text = $5
+                        AND (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
+                      ORDER BY created_at, id OFFSET $3 LIMIT $4) u ON true
  WHERE s.id = 1
  ORDER BY u.created_at, u.id`;
 
@@ -362,37 +366,39 @@ export class ScimUsersRepository implements OnModuleDestroy {
 
   /**
    * PostgreSQL, a page of every user in list order: the page and its total (with the order generation) in one named
-   * statement, so one round trip, planned once per connection, and rows read without TypeORM's hydration (~0.3 ms
+   * statement, so one round trip, parsed once per connection, and rows read without TypeORM's hydration (~0.3 ms
    * of a 100-user page). From DIRECTORY_STEP on, the page starts at the position directory's nearest key (so
    * fewer than DIRECTORY_STEP rows are skipped, each a heap fetch), and the same statement checks that the
-   * directory is exact for the generation it reads (one snapshot). Undefined when it cannot answer (a deep page
-   * without a directory, a stale directory, no stats row): search's general path answers then, and a rebuild
-   * starts.
+   * directory is exact for the generation it reads (one snapshot); a stale one starts a rebuild, and a shallow
+   * page is then read by OFFSET. Undefined when it cannot answer (a deep page without a current directory, no
+   * stats row): search's general path answers then.
    */
   private async pageOfAllOnPostgres(offset: number, limit: number): Promise<UserPage | undefined> {
     const dataSource = this.users.manager.connection;
-    let rows: UserPageRow[];
-    let generation: string | undefined;
+    const fromFirst = () =>
+      namedQuery<UserPageRow>(dataSource, 'scim_users_page', PAGE_OF_ALL, [offset, limit]);
     const start = offset >= DIRECTORY_STEP ? this.positions?.current(offset) : undefined;
+    let rows: UserPageRow[];
     if (start === undefined) {
       if (offset >= KEYSET_FROM_OFFSET) return undefined;
-      rows = await namedQuery<UserPageRow>(dataSource, 'scim_users_page', PAGE_OF_ALL, [offset, limit]);
+      rows = await fromFirst();
     } else {
-      generation = start.generation;
       rows = await namedQuery<UserPageRow>(dataSource, 'scim_users_page_from_key', PAGE_OF_ALL_FROM_KEY, [
         start.key.created,
         start.key.id,
         start.skip,
         limit,
-        generation,
+        start.generation,
       ]);
+      const seen = rows[0]?.generation;
+      if (seen !== undefined && seen !== start.generation) {
+        this.positions?.startOf(offset, seen); // stale: starts a rebuild (one a second at most)
+        if (offset >= KEYSET_FROM_OFFSET) return undefined;
+        rows = await fromFirst(); // a shallow page: OFFSET is cheap
+      }
     }
     const [first] = rows;
     if (first === undefined) return undefined;
-    if (generation !== undefined && first.generation !== generation) {
-      this.positions?.startOf(offset, first.generation); // stale: starts a rebuild (one a second at most)
-      return undefined;
-    }
     return {
       totalResults: Number(first.total),
       users: first.id === null ? [] : rows.map(userOfRow),

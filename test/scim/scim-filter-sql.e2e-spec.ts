@@ -43,6 +43,8 @@ const TEXTS = [
   'ÜBER Ärger',
   'élan',
   'ÉLAN',
+  '\u212Aelvin', // the Kelvin sign, whose lower case is an ASCII k
+  'kelvin',
 ];
 const DATES = [
   '2026-01-01T00:00:00.000Z',

@@ -99,11 +99,14 @@ describe('deep pages of GET /Users', () => {
     };
     const pagesMatch = async (total: number) => {
       for (const [startIndex, count] of [
+        [151, 7], // from the directory's second key on (below the general path's keyset offset too)
+        [1_000, 3],
         [1_001, 1],
         [1_250, 7],
         [1_999, 3],
         [2_001, 100],
         [total, 1],
+        [total + 5, 1], // past the end: no users, the exact total
       ]) {
         const response = await scimClient(t).get(
           `/Users?startIndex=${String(startIndex)}&count=${String(count)}`,
@@ -160,5 +163,26 @@ describe('deep pages of GET /Users', () => {
       askedCurrent: true,
       generalPath: 0,
     });
+  });
+
+  // After the others: it alters a column.
+  it('keeps answering when a migration changes a column under the named page statement (PostgreSQL)', async () => {
+    if (!isPostgresRun()) return;
+    const page = async () => {
+      const response = await scimClient(t).get('/Users?startIndex=1&count=3');
+      expect(response.statusCode).toBe(200);
+      return response
+        .json<{ Resources: Array<{ userName: string }> }>()
+        .Resources.map((user) => user.userName);
+    };
+    const before = await page();
+    await page(); // the pooled connection (the most recently used is reused) has the statement prepared
+    await t.dataSource.query(
+      'ALTER TABLE scim_users ALTER COLUMN user_name_lower TYPE varchar(300) COLLATE "C"',
+    );
+    // PostgreSQL now refuses the prepared statement ("cached plan must not change result type", 0A000): the
+    // connection is closed and the page read unnamed, then prepared afresh on the next connection.
+    expect(await page()).toEqual(before);
+    expect(await page()).toEqual(before);
   });
 });

@@ -892,6 +892,33 @@ describe('Entra interop: replace emails[type eq "work"].value (issue 15)', () =>
     ]);
   });
 
+  it('fills it for Add too, and Add through another filter keeps the elements that lack its attribute', () => {
+    const addWork = body({ op: 'Add', path: 'emails[type eq "work"].value', value: 'new@x.com' });
+    const user = {
+      userName: 'a',
+      emails: [{ value: 'old@x.com', primary: true }],
+      phoneNumbers: [{ value: '111' }],
+      roles: [{ value: 'a', display: 'A' }],
+    };
+    expect(applyUserPatch(user, addWork).emails).toEqual([
+      { value: 'new@x.com', type: 'work', primary: true },
+    ]);
+    const addMobile = body({ op: 'add', path: 'phoneNumbers[type eq "mobile"].value', value: '222' });
+    expect(applyUserPatch(user, addMobile).phoneNumbers).toEqual([
+      { value: '111' },
+      { type: 'mobile', value: '222' },
+    ]);
+    const addPrimaryRole = body({ op: 'add', path: 'roles[primary eq "True"].value', value: 'b' });
+    expect(applyUserPatch(user, addPrimaryRole).roles).toEqual([
+      { value: 'a', display: 'A' },
+      { primary: true, value: 'b' },
+    ]);
+    const addPrimaryEmail = body({ op: 'add', path: 'emails[primary eq true].value', value: 'p@x.com' });
+    expect(
+      applyUserPatch({ userName: 'a', emails: [{ value: 'old@x.com' }] }, addPrimaryEmail).emails,
+    ).toEqual([{ value: 'old@x.com' }, { primary: true, value: 'p@x.com' }]);
+  });
+
   it('creates the work e-mail when none matches and none is blank', () => {
     const user = { userName: 'a', emails: [{ type: 'home', value: 'h@x.com' }] };
     expect(applyUserPatch(user, replaceWork).emails).toEqual([

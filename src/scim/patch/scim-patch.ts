@@ -270,19 +270,23 @@ function writeFiltered(
     // RFC 7644 §3.5.2.3: replace with a filter that matches nothing is noTarget. Entra sends `add` to
     // `emails[type eq "work"].value` meaning "create the work e-mail", so add builds the element from the filter.
     // Entra also sends `replace` (and `add`) to `emails[type eq "work"].value` for a user whose one e-mail has no
-    // type: that element is filled (it gets the filter's attributes), or, with none such, the element is created.
-    // Both do the same, so that the address change reaches the user's one (primary) e-mail either way. A replace
-    // of whole elements through a filter that matches nothing stays noTarget.
+    // type: that element is filled (it gets the filter's attributes), or, with none such, the element is created,
+    // so that the address change reaches the user's one (primary) e-mail either way. A replace of whole elements
+    // through a filter that matches nothing stays noTarget.
     if (mode === 'replace' && subAttribute === undefined) {
       fail('noTarget', `No "${attribute.name}" value matches the filter ${printFilter(filter)}`);
     }
     const template = templateFromFilter(filter);
-    const blanks =
-      mode === 'replace' || subAttribute !== undefined
-        ? elements.filter(
-            (element) => isMutableObject(element) && Object.keys(template).every((key) => !(key in element)),
-          )
-        : [];
+    // `add` fills only Entra's case, an e-mail without a type for `emails[type eq …]`: elsewhere an element that
+    // lacks the filter's attribute is another value (a phone without a type, a role that is not primary), kept.
+    const fills =
+      mode === 'replace' ||
+      (sameName(attribute.name, 'emails') && Object.keys(template).every((key) => key === 'type'));
+    const blanks = fills
+      ? elements.filter(
+          (element) => isMutableObject(element) && Object.keys(template).every((key) => !(key in element)),
+        )
+      : [];
     const blank = blanks.length === 1 ? blanks[0] : undefined;
     const created: Mutable = isMutableObject(blank) ? blank : { ...template };
     if (created === blank) mergeInto(created, { ...template });
