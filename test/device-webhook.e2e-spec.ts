@@ -628,11 +628,21 @@ describe('HTTP signatures', () => {
     const replayed = await deliver(t, DOMAIN, open, { privateKey: keys.privateKey, date });
     expect(replayed.statusCode).toBe(200);
     expect(replayed.body).toBe(first.body);
+    // The keyId is not signed, and every /SmartThings/… id names the configured key: another spelling of it
+    // around the same signature is the same replay.
+    const respelled = await deliver(t, DOMAIN, open, {
+      privateKey: keys.privateKey,
+      date,
+      keyId: '/SmartThings/zz',
+    });
+    expect(respelled.statusCode).toBe(200);
+    expect(respelled.body).toBe(first.body);
+    // Both were recognised as replays (the event id alone would have hidden a second handling of the respelled one).
     expect(
-      t.logs.some((line) =>
+      t.logs.filter((line) =>
         String(line.message).startsWith('device webhook: a signed request seen before was posted again'),
       ),
-    ).toBe(true);
+    ).toHaveLength(2);
     // The same lifecycle signed again (a new Date) is a new request: the event id deduplicates it instead.
     const resigned = await deliver(t, DOMAIN, open, {
       privateKey: keys.privateKey,

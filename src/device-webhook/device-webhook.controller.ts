@@ -67,7 +67,7 @@ export class DeviceWebhookController {
   ): Promise<Buffer> {
     void reply.header('content-type', replyMediaType(request.headers.accept));
     const signed = (request as SignedWebhookRequest).verifiedSignature;
-    const claim = signed && (await this.replays.claim(signed.keyId, signed.signature));
+    const claim = signed && (await this.replays.claim(signed.signature));
     if (claim?.kind === 'repeat') {
       ctx
         .logFor('webhook')

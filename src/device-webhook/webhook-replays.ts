@@ -1,8 +1,10 @@
 // Replay protection of the device webhook (issue 14): a signed request is valid for ±300 s around its Date, so a
-// captured one could be posted again inside that window. Each accepted (keyId, signature) is remembered for
-// 600 s in the database (shared by every instance); a repeat gets the reply the first delivery got and changes
-// nothing. RSA-SHA256 (PKCS #1 v1.5) signatures are deterministic, so the same bytes signed for the same Date are
-// the same signature: that is exactly a replay.
+// captured one could be posted again inside that window. Each accepted signature is remembered for 600 s in the
+// database (shared by every instance); a repeat gets the reply the first delivery got and changes nothing.
+// RSA-SHA256 (PKCS #1 v1.5) signatures are deterministic, so the same bytes signed for the same Date are the same
+// signature: that is exactly a replay. The signature alone is remembered, not with its keyId: the keyId is not
+// signed, and several keyIds name one key (every `/SmartThings/…` id is the configured key), so a replay with
+// another spelling of the keyId is the same signature and still a replay.
 import { createHash } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -42,13 +44,13 @@ export class WebhookReplays implements OnModuleInit {
     this.jobs.schedulePeriodic(SIGNATURES_RETENTION_JOB, PRUNE_EVERY_MS);
   }
 
-  static idOf(keyId: string, signature: Buffer): string {
-    return createHash('sha256').update(keyId, 'utf8').update('\n').update(signature).digest('hex');
+  static idOf(signature: Buffer): string {
+    return createHash('sha256').update(signature).digest('hex');
   }
 
   /** Atomically records the signature, unless it is remembered and not yet expired. */
-  async claim(keyId: string, signature: Buffer, now = Date.now()): Promise<ReplayClaim> {
-    const id = WebhookReplays.idOf(keyId, signature);
+  async claim(signature: Buffer, now = Date.now()): Promise<ReplayClaim> {
+    const id = WebhookReplays.idOf(signature);
     const inserted = await portableQuery(
       this.dataSource,
       `INSERT INTO webhook_signatures (id, expires_at, reply) VALUES ($1, $2, NULL)
