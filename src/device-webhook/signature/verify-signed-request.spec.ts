@@ -78,6 +78,17 @@ describe('verifySignedRequest', () => {
     );
   });
 
+  it('accepts a target with a query signed on its path alone, as SmartThings signs it (SDK #255/#259)', async () => {
+    await expect(verify(signed({ path: PATH }), { path: `${PATH}?code=abc` })).resolves.toMatchObject({
+      ok: true,
+    });
+    // Still the path: a signature for another path does not verify with or without the query.
+    await expectFailure(
+      verify(signed({ path: `${PATH}/other` }), { path: `${PATH}?code=abc` }),
+      'bad-signature',
+    );
+  });
+
   it('accepts any header-name case and bag order', async () => {
     const { authorization, date, digest } = signed();
     const headers: HeaderBag = {
