@@ -613,6 +613,11 @@ describe('HTTP signatures', () => {
   });
 
   it('answers a replayed signed request with the first reply and does not act again', async () => {
+    const replaysLogged = () =>
+      t.logs.filter((line) =>
+        String(line.message).startsWith('device webhook: a signed request seen before was posted again'),
+      ).length;
+    const replaysBefore = replaysLogged();
     const app = newApp({ contactSensors: ['replay-door'], lights: ['replay-lamp'], minutes: '5' });
     const date = new Date();
     await send(bodies.install(app, 'tok-r1', 'ref-r1'));
@@ -638,11 +643,7 @@ describe('HTTP signatures', () => {
     expect(respelled.statusCode).toBe(200);
     expect(respelled.body).toBe(first.body);
     // Both were recognised as replays (the event id alone would have hidden a second handling of the respelled one).
-    expect(
-      t.logs.filter((line) =>
-        String(line.message).startsWith('device webhook: a signed request seen before was posted again'),
-      ),
-    ).toHaveLength(2);
+    expect(replaysLogged() - replaysBefore).toBe(2);
     // The same lifecycle signed again (a new Date) is a new request: the event id deduplicates it instead.
     const resigned = await deliver(t, DOMAIN, open, {
       privateKey: keys.privateKey,

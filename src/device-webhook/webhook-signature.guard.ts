@@ -97,7 +97,8 @@ export class WebhookSignatureVerifier implements OnModuleInit {
       headers: request.headers,
       rawBody: request.rawBody ?? Buffer.alloc(0),
       now: this.options.now(),
-      resolveKey: this.resolveKey,
+      // The sender's address, for the per-source budget of key fetches (behind a proxy: see TRUST_PROXY).
+      resolveKey: (keyId) => this.resolveKey(keyId, request.ip),
     });
   }
 }

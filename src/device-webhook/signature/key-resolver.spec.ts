@@ -324,6 +324,26 @@ describe('createKeyResolver', () => {
       expect(fake.urls).toHaveLength(4);
     });
 
+    it('gives each source its own share of the fetches, so made-up ids from one cannot starve a real key', async () => {
+      const time = clock();
+      const fake = fakeFetch(() => Promise.resolve(response('not found', 404)));
+      const resolve = createKeyResolver({
+        keyUrlBase: KEY_URL,
+        fetch: (url, init) =>
+          url.endsWith(TEST_PLATFORM_KEY_ID) ? serveCertificate() : fake.fetch(url, init),
+        now: time.now,
+        maxFetchesPerMinute: 20,
+        maxFetchesPerSourcePerMinute: 5,
+      });
+      for (let i = 0; i < 30; i++) await resolve(`/pl/r/junk-${i}`, '203.0.113.9');
+      expect(fake.urls).toHaveLength(5);
+      // SmartThings (another address) rotated its key: the new one is fetched and verified.
+      expect(spki(await resolve(TEST_PLATFORM_KEY_ID, '198.51.100.7'))).toBe(spki(certificateKey));
+      // Many senders together are still held to the total.
+      for (let i = 0; i < 40; i++) await resolve(`/pl/r/spread-${i}`, `192.0.2.${i}`);
+      expect(fake.urls.length).toBeLessThanOrEqual(19);
+    });
+
     it('keeps verified keys apart from failures, so made-up ids cannot push a good key out', async () => {
       const fake = fakeFetch(serveCertificate, () => Promise.resolve(response('nope', 404)));
       const resolve = createKeyResolver({

@@ -12,7 +12,8 @@ export interface KeyFetchResponse {
 /** The subset of the global `fetch` the resolver uses; inject a fake in tests. */
 export type KeyFetch = (url: string, init: { signal: AbortSignal }) => Promise<KeyFetchResponse>;
 
-export type KeyResolver = (keyId: string) => Promise<KeyObject | undefined>;
+/** `source`: who sent the request (its address), for the per-source fetch budget. */
+export type KeyResolver = (keyId: string, source?: string) => Promise<KeyObject | undefined>;
 
 export interface KeyResolverOptions {
   /** PEM public key (SPKI or PKCS#1) or certificate for `/SmartThings/…` key ids. */
@@ -32,8 +33,14 @@ export interface KeyResolverOptions {
   maxCachedKeys?: number;
   /** Bound on remembered failed key ids (they come from unauthenticated requests). Default 1,024. */
   maxCachedFailures?: number;
-  /** Fetches of not-yet-known key ids allowed per minute; past it an unknown id resolves to nothing. Default 10. */
+  /** Fetches of not-yet-known key ids allowed per minute in all; past it an unknown id resolves to nothing. Default 60. */
   maxFetchesPerMinute?: number;
+  /**
+   * Of those, per request source (address) per minute. Default 5. Any sender can make up key ids (the keyId is
+   * not signed), and each unknown one costs a fetch: one sender must not spend the budget SmartThings' own
+   * requests need when it rotates its key.
+   */
+  maxFetchesPerSourcePerMinute?: number;
   now?: () => number;
   /** Called with every failed fetch, so the caller can log it; the lookup itself just answers undefined. */
   onFetchError?: (keyId: string, error: unknown) => void;
@@ -72,7 +79,8 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 5_000;
   const maxCachedKeys = options.maxCachedKeys ?? 256;
   const maxCachedFailures = options.maxCachedFailures ?? 1_024;
-  const maxFetchesPerMinute = options.maxFetchesPerMinute ?? 10;
+  const maxFetchesPerMinute = options.maxFetchesPerMinute ?? 60;
+  const maxFetchesPerSource = options.maxFetchesPerSourcePerMinute ?? 5;
   const fetchKey: KeyFetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const keyUrlBase = options.keyUrlBase?.replace(/\/+$/, '');
 
@@ -102,6 +110,7 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
   const inFlight = new Map<string, Promise<KeyObject | undefined>>();
   let fetchWindowStart = 0;
   let fetchesInWindow = 0;
+  const fetchesBySource = new Map<string, { windowStart: number; count: number }>();
 
   const store = (cache: Map<string, CacheEntry>, limit: number, keyId: string, entry: CacheEntry): void => {
     const at = now();
@@ -124,14 +133,29 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
       store(verified, maxCachedKeys, keyId, { key, expiresAt: now() + ttlMs });
     }
   };
-  /** Unknown key ids cost an outbound fetch each: at most maxFetchesPerMinute of them. */
-  const mayFetch = (): boolean => {
+  /** Unknown key ids cost an outbound fetch each: at most maxFetchesPerMinute of them, fewer per source. */
+  const mayFetch = (source: string | undefined): boolean => {
     const at = now();
     if (at - fetchWindowStart >= 60_000) {
       fetchWindowStart = at;
       fetchesInWindow = 0;
     }
     if (fetchesInWindow >= maxFetchesPerMinute) return false;
+    if (source !== undefined) {
+      let spent = fetchesBySource.get(source);
+      if (spent === undefined || at - spent.windowStart >= 60_000) {
+        spent = { windowStart: at, count: 0 };
+        fetchesBySource.delete(source);
+        // Bounded like the failures (sources come from unauthenticated requests): the oldest go first.
+        for (const old of fetchesBySource.keys()) {
+          if (fetchesBySource.size < maxCachedFailures) break;
+          fetchesBySource.delete(old);
+        }
+        fetchesBySource.set(source, spent);
+      }
+      if (spent.count >= maxFetchesPerSource) return false;
+      spent.count += 1;
+    }
     fetchesInWindow += 1;
     return true;
   };
@@ -150,7 +174,7 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
     }
   };
 
-  return (keyId: string): Promise<KeyObject | undefined> => {
+  return (keyId: string, source?: string): Promise<KeyObject | undefined> => {
     if (keyId.startsWith(SMARTTHINGS_KEY_ID_PREFIX)) return Promise.resolve(smartThingsKey);
     if (!keyId.startsWith(PLATFORM_KEY_ID_PREFIX)) return Promise.resolve(undefined);
     const known = configured.get(keyId);
@@ -162,7 +186,7 @@ export function createKeyResolver(options: KeyResolverOptions = {}): KeyResolver
 
     const pending = inFlight.get(keyId);
     if (pending !== undefined) return pending;
-    if (!mayFetch()) {
+    if (!mayFetch(source)) {
       options.onFetchError?.(keyId, new Error('too many key fetches this minute; not fetched'));
       return Promise.resolve(cached?.key);
     }
