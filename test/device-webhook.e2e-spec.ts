@@ -733,6 +733,22 @@ describe('tokens', () => {
     expect(JSON.stringify(t.logs)).not.toContain('refresh-2');
   });
 
+  it('send a refused refresh token only once: a refusal is final until a lifecycle brings new tokens', async () => {
+    const app = newApp();
+    fake.refusedTokens.add('dead-token'); // and no grant for dead-refresh: /oauth/token answers 4xx
+    const response = await send(bodies.install(app, 'dead-token', 'dead-refresh'));
+    expect(response.statusCode).toBe(200);
+    await fake.waitFor((calls) => calls.filter((call) => call.path.includes(app.installedAppId)).length >= 3);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refreshes = fake.calls.filter(
+      (call) =>
+        call.path === '/oauth/token' &&
+        call.body !== undefined &&
+        (call.body as Body).refresh_token === 'dead-refresh',
+    );
+    expect(refreshes).toHaveLength(1);
+  });
+
   it('are refreshed before a call outside a lifecycle when the stored one has expired', async () => {
     const app = newApp();
     await send(bodies.install(app, 'expiring-token', 'expiring-refresh'));

@@ -6,6 +6,7 @@
 // instances on PostgreSQL an advisory lock is held around read-refresh-store, so a caller that finds the token
 // already replaced uses the new one. A refresh that failed for a passing reason (no answer, 5xx) is a durable job
 // retried with back-off, so the app has a working token again without waiting for the next lifecycle.
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -27,6 +28,9 @@ type Refreshed =
 
 /** Refresh a little before SmartThings would refuse the token, so a call does not race the expiry. */
 const EXPIRY_MARGIN_MS = 15_000;
+/** Refresh tokens SmartThings refused, remembered (as hashes) so they are not sent again; bounded. */
+const REFUSED_MEMORY_MS = 60 * 60_000;
+const MAX_REFUSED = 1_024;
 
 interface TokenResponse {
   access_token?: unknown;
@@ -37,6 +41,8 @@ interface TokenResponse {
 @Injectable()
 export class SmartThingsTokens implements OnModuleInit {
   private readonly refreshes = new SingleFlight<Refreshed>();
+  /** sha256 of a refused refresh token → when it may be tried again (this instance). */
+  private readonly refused = new Map<string, number>();
 
   constructor(
     private readonly store: InstalledAppStore,
@@ -118,6 +124,23 @@ export class SmartThingsTokens implements OnModuleInit {
     });
   }
 
+  private rememberRefused(refreshId: string): void {
+    const now = Date.now();
+    for (const [id, until] of this.refused) {
+      if (until <= now || this.refused.size >= MAX_REFUSED) this.refused.delete(id);
+      else break;
+    }
+    this.refused.set(refreshId, now + REFUSED_MEMORY_MS);
+  }
+
+  private isRefused(refreshId: string): boolean {
+    const until = this.refused.get(refreshId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.refused.delete(refreshId);
+    return false;
+  }
+
   private canRefresh(): boolean {
     return (
       this.config.smartthings.clientId !== undefined && this.config.smartthings.clientSecret !== undefined
@@ -142,6 +165,13 @@ export class SmartThingsTokens implements OnModuleInit {
     if (tokens.refreshToken === undefined) {
       log.warn(fields, 'SmartThings token expired and no refresh token is stored; waiting for a lifecycle');
       return { failure: 'permanent', reason: 'no refresh token is stored' };
+    }
+    const refreshId = createHash('sha256').update(tokens.refreshToken).digest('hex');
+    if (this.isRefused(refreshId)) {
+      return {
+        failure: 'permanent',
+        reason: 'the stored refresh token was refused; waiting for a lifecycle',
+      };
     }
     const { clientId, clientSecret, tokenUrl } = this.config.smartthings;
     if (clientId === undefined || clientSecret === undefined) {
@@ -174,6 +204,9 @@ export class SmartThingsTokens implements OnModuleInit {
       await response.body?.cancel();
       log.warn({ ...fields, status: response.status }, 'SmartThings token refresh refused');
       const passing = response.status === 408 || response.status === 429 || response.status >= 500;
+      // A refusal is final for this refresh token: later calls (of this job too) do not send it again; the next
+      // INSTALL/UPDATE brings new tokens.
+      if (!passing) this.rememberRefused(refreshId);
       return {
         failure: passing ? 'transient' : 'permanent',
         reason: `token refresh answered HTTP ${response.status}`,
