@@ -244,6 +244,33 @@ describe('iCalendar export', () => {
       expect(compared).toBeGreaterThan(100_000);
     });
 
+    it('writes the DTSTART weekday into a BYWEEKNO rule without BYDAY, so rrule.js expands it alike', async () => {
+      const pattern = 'FREQ=YEARLY;BYWEEKNO=20;WKST=SU';
+      const { id } = await create({
+        Name: pattern,
+        Start: '2024-05-12T09:00:00Z',
+        StartTimeZone: 'UTC',
+        Recurrence: { Pattern: pattern, Duration: 'PT1H' },
+      });
+      const body = (await get(`/api/v1/Schedule/${id}/ical`)).body;
+      const line = (name: string) => body.split('\r\n').find((l) => l.startsWith(`${name}:`)) ?? '';
+      expect(line('RRULE')).toContain('BYDAY=SU');
+      // python-dateutil and rrule.js expand BYWEEKNO without BYDAY to the whole week (ical.js to nothing, and it
+      // ignores BYWEEKNO with BYDAY): rrule.js reads the export as the service lists it, one Sunday a year.
+      const rrulePackage = (await import('rrule')) as unknown as {
+        default?: { rrulestr: (text: string) => { between: (from: Date, to: Date, inc: boolean) => Date[] } };
+        rrulestr?: (text: string) => { between: (from: Date, to: Date, inc: boolean) => Date[] };
+      };
+      const rrulestr = (rrulePackage.default ?? rrulePackage).rrulestr!;
+      const [from, to] = [Date.parse('2024-01-01T00:00:00Z'), Date.parse('2031-01-01T00:00:00Z')];
+      const byRruleJs = rrulestr(`${line('DTSTART')}\n${line('RRULE')}`)
+        .between(new Date(from), new Date(to), true)
+        .map((date) => date.toISOString());
+      const listed = [...(await serviceOccurrences([id], from, to)).values()].flat().map(([start]) => start);
+      expect(byRruleJs).toEqual(listed);
+      expect(listed).toHaveLength(7);
+    });
+
     it.each(ICALJS_DIVERGES)(
       '$rrule (which ical.js misreads) is exported unchanged and listed as the RFC says',
       async (example) => {

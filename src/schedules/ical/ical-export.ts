@@ -13,6 +13,7 @@ import {
   mod,
   packedDay,
   packedMonth,
+  weekdayOfDays,
 } from '../recurrence/calendar.js';
 import {
   DAILY,
@@ -354,8 +355,19 @@ function ruleGeneratesDtstart(rule: ExpansionRule): boolean | undefined {
 /**
  * A YEARLY rule without day parts takes month and day from DTSTART (§3.3.10); they are written out, which
  * changes nothing, because ical.js moves a 29 February DTSTART to 1 March in other years instead of skipping them.
+ * Likewise BYWEEKNO without BYDAY: the engine takes DTSTART's weekday (as FREQ=WEEKLY does), which is written out,
+ * because python-dateutil and rrule.js expand such a rule to every day of the week, and ical.js to none.
  */
 function withYearlyDay(freq: Frequency, parts: RRuleParts, dtWall: number): RRuleParts {
+  if (
+    freq === 'YEARLY' &&
+    parts.byWeekNo !== undefined &&
+    parts.byDay === undefined &&
+    parts.byMonthDay === undefined &&
+    parts.byYearDay === undefined
+  ) {
+    return { ...parts, byDay: [{ weekday: weekdayOfDays(Math.floor(dtWall / MS_PER_DAY)), ordinal: 0 }] };
+  }
   if (
     freq !== 'YEARLY' ||
     parts.byMonthDay !== undefined ||
