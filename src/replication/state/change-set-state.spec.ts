@@ -363,7 +363,13 @@ describe('computeChangeSetState: servers, scope and FullyReplicated', () => {
     const state = computeChangeSetState([server('a', [applied('a1', 5)]), server('empty', [])], query());
     expect(state.servers[1]).toMatchObject({ HasChange: true, Nodes: [] });
     expect(state.servers[1].Info).toEqual([
-      expect.objectContaining({ Type: 'Unknown', Message: 'No live nodes on this server', Timestamps: [] }),
+      expect.objectContaining({
+        Type: 'Unknown',
+        Message: 'No live nodes on this server',
+        Timestamps: [],
+        // Nodes is a list of node ids in every server summary (here: none); Data is JSON text.
+        Data: JSON.stringify({ Nodes: [], SafeToPruneChangeSet: 5 }),
+      }),
     ]);
   });
 });

@@ -397,7 +397,7 @@ function serverInfo(
   const total = nodes.length;
   if (total === 0) {
     return [
-      entry('Unknown', 'No live nodes on this server', [], { Nodes: 0, SafeToPruneChangeSet: safeToPrune }),
+      entry('Unknown', 'No live nodes on this server', [], { Nodes: [], SafeToPruneChangeSet: safeToPrune }),
     ];
   }
   const known = nodes.flatMap((node) => (node.effective === null ? [] : [node.effective.applied]));
