@@ -56,11 +56,12 @@ export function readTimestamptz(text: string): Date | undefined {
   if (sign !== 43 && sign !== 45) return undefined; // + or -
   const rest = text.length - at - 1;
   if (rest !== 2 && rest !== 5 && rest !== 8) return undefined;
+  /** The two digits after a ':' at `colon`. */
+  const afterColon = (colon: number): number =>
+    text.charCodeAt(colon) === 58 ? digits(text, colon + 1, colon + 3) : Number.NaN;
   const offsetHours = digits(text, at + 1, at + 3);
-  const offsetMinutes =
-    rest >= 5 && text.charCodeAt(at + 3) === 58 ? digits(text, at + 4, at + 6) : rest >= 5 ? Number.NaN : 0;
-  const offsetSeconds =
-    rest === 8 && text.charCodeAt(at + 6) === 58 ? digits(text, at + 7, at + 9) : rest === 8 ? Number.NaN : 0;
+  const offsetMinutes = rest >= 5 ? afterColon(at + 3) : 0;
+  const offsetSeconds = rest === 8 ? afterColon(at + 6) : 0;
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, milliseconds);
   const offset = (offsetHours * 3600 + offsetMinutes * 60 + offsetSeconds) * 1000;
   // Years below 1000 (Date.UTC reads 0–99 as 19xx) and anything unreadable: pg's parser.

@@ -73,7 +73,7 @@ export async function touchUsers(
   at: Date,
 ): Promise<void> {
   for (let start = 0; start < userIds.length; start += 500) {
-    await bumpVersions(manager, at)
+    await bumpVersions(manager, ScimUserEntity, at)
       .where({ id: In(userIds.slice(start, start + 500)) })
       .execute();
   }
@@ -81,25 +81,27 @@ export async function touchUsers(
 
 /** touchUsers for every member of a group (a rename changes each member's `groups[].display`). */
 export async function touchMembersOf(manager: EntityManager, groupId: string, at: Date): Promise<void> {
-  await bumpVersions(manager, at)
+  await bumpVersions(manager, ScimUserEntity, at)
     .where('id IN (SELECT m.user_id FROM scim_group_members m WHERE m.group_id = :groupId)', { groupId })
     .execute();
 }
 
 /** A user's `display` as its groups list it changed (displayName, else userName): their versions move. */
 export async function touchGroupsOf(manager: EntityManager, userId: string, at: Date): Promise<void> {
-  await manager
-    .createQueryBuilder()
-    .update(ScimGroupEntity)
-    .set({ version: () => 'version + 1', lastModified: at })
+  await bumpVersions(manager, ScimGroupEntity, at)
     .where('id IN (SELECT m.group_id FROM scim_group_members m WHERE m.user_id = :userId)', { userId })
     .execute();
 }
 
-function bumpVersions(manager: EntityManager, at: Date) {
+/** An UPDATE moving the version and lastModified of users or groups (the rows are chosen by the caller). */
+function bumpVersions(
+  manager: EntityManager,
+  entity: typeof ScimUserEntity | typeof ScimGroupEntity,
+  at: Date,
+) {
   return manager
     .createQueryBuilder()
-    .update(ScimUserEntity)
+    .update(entity)
     .set({ version: () => 'version + 1', lastModified: at });
 }
 
@@ -290,10 +292,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
       // The foreign keys cascade; deleted explicitly too, so the rows go even where a connection has them off.
       await manager.delete(ScimUserEmailEntity, { userId: normalized });
       if (memberships.length > 0) {
-        await manager
-          .createQueryBuilder()
-          .update(ScimGroupEntity)
-          .set({ version: () => 'version + 1', lastModified: new Date() })
+        await bumpVersions(manager, ScimGroupEntity, new Date())
           .where({ id: In(memberships.map((row) => row.groupId)) })
           .execute();
         await manager.delete(ScimGroupMemberEntity, { userId: normalized });

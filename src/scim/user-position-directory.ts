@@ -48,14 +48,9 @@ export class UserPositionDirectory {
    * rebuild starts in the background (unless one runs or one started less than MIN_REBUILD_MS ago).
    */
   startOf(offset: number, generation: string): DirectoryStart | undefined {
-    const built = this.built;
-    if (built !== undefined && built.generation === generation) {
-      const index = Math.floor(offset / DIRECTORY_STEP);
-      const key = built.keys.at(Math.min(index, built.keys.length - 1));
-      if (key !== undefined) {
-        return { key, skip: offset - Math.min(index, built.keys.length - 1) * DIRECTORY_STEP };
-      }
-      return undefined;
+    if (this.built?.generation === generation) {
+      const start = this.current(offset);
+      return start === undefined ? undefined : { key: start.key, skip: start.skip };
     }
     this.rebuild();
     return undefined;
