@@ -10,6 +10,7 @@ import { ApiKeysService, createBootstrapKeyIfNeeded } from './auth/api-keys.serv
 import { ApiKey } from './auth/entities/api-key.entity.js';
 import type { AppConfig } from './config/config.js';
 import { createDataSource } from './database/data-source.js';
+import { watchDatabase } from './database/database-health.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
 import { JobsService } from './jobs/jobs.service.js';
@@ -32,6 +33,7 @@ export async function prepareDatabase(
   logger: Logger,
 ): Promise<{ dataSource: DataSource; bootstrapKey?: string }> {
   const dataSource = createDataSource(config);
+  watchDatabase(dataSource, logger);
   await dataSource.initialize();
   try {
     const runner = new MigrationRunner(dataSource, (message, fields) => logger.info(fields ?? {}, message));

@@ -12,6 +12,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EncryptionService, loadKeyRing } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { dataSourceOptions } from '../database/data-source.js';
+import { DatabaseHealth, watchDatabase } from '../database/database-health.js';
 import { registerEntities } from '../database/entity-registry.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { HealthController } from '../health/health.controller.js';
@@ -39,6 +40,8 @@ registerEntities([ApiKey, Job, RateLimitRow]);
 @Module({})
 export class CoreModule {
   static forRoot({ config, logger, dataSource }: CoreOptions): DynamicModule {
+    // Installed when the database was prepared (create-app.ts); here for apps built around a data source alone.
+    const database = watchDatabase(dataSource, logger);
     return {
       module: CoreModule,
       imports: [
@@ -62,12 +65,14 @@ export class CoreModule {
         MetricsService,
         JobsService,
         ShutdownState,
+        { provide: DatabaseHealth, useValue: database },
         ApiKeyAuthenticator,
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         {
           provide: APP_FILTER,
           inject: [HttpAdapterHost],
-          useFactory: (adapterHost: HttpAdapterHost) => new AllExceptionsFilter(adapterHost, logger),
+          useFactory: (adapterHost: HttpAdapterHost) =>
+            new AllExceptionsFilter(adapterHost, logger, database),
         },
       ],
       exports: [
@@ -80,6 +85,7 @@ export class CoreModule {
         MetricsService,
         JobsService,
         ShutdownState,
+        DatabaseHealth,
         TypeOrmModule,
       ],
     };

@@ -8,6 +8,10 @@ import { registeredEntities } from './entity-registry.js';
 import { pgTypes } from './pg-timestamptz.js';
 import { resolvePortableColumns, type Dialect } from './portable-columns.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
+import { ownSqliteConnection } from './sqlite-transactions.js';
+
+/** How long a request waits for a pooled PostgreSQL connection (or for a connect to answer). */
+const POOL_WAIT_MS = 5_000;
 
 export function dialectOf(database: DatabaseConfig): Dialect {
   return database.type;
@@ -29,7 +33,9 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
       type: 'postgres',
       url: database.url,
       // pg's parsers, with a faster one for timestamptz (pg-timestamptz.ts).
-      extra: { max: 10, types: pgTypes },
+      // connectionTimeoutMillis: a pool that stays exhausted (or a server that does not answer a connect) is a
+      // 503 DatabaseUnavailable after this long, not a request waiting for ever.
+      extra: { max: 10, types: pgTypes, connectionTimeoutMillis: POOL_WAIT_MS },
       applicationName: 'platform-api',
     };
   }
@@ -58,5 +64,7 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
 
 export function createDataSource(config: Pick<AppConfig, 'database'>): DataSource {
   resolvePortableColumns(dialectOf(config.database));
-  return new DataSource(dataSourceOptions(config));
+  const dataSource = new DataSource(dataSourceOptions(config));
+  ownSqliteConnection(dataSource);
+  return dataSource;
 }

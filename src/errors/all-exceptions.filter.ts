@@ -4,6 +4,8 @@ import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nest
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { DatabaseFailure } from '../database/database-failures.js';
+import type { DatabaseHealth } from '../database/database-health.js';
 import type { WithRequestContext } from '../logging/request-context.js';
 import { ApiError, PLATFORM_STATUS, PlatformErrorCode } from './api-error.js';
 import type { ErrorEnvelope } from './envelope.js';
@@ -12,10 +14,38 @@ import type { ErrorEnvelope } from './envelope.js';
 const CODE_BY_STATUS = new Map<number, PlatformErrorCode>(
   (Object.entries(PLATFORM_STATUS) as Array<[PlatformErrorCode, number]>)
     .filter(
-      ([code]) => code !== PlatformErrorCode.ServiceUnavailable && code !== PlatformErrorCode.InternalError,
+      ([code]) =>
+        code !== PlatformErrorCode.ServiceUnavailable &&
+        code !== PlatformErrorCode.InternalError &&
+        code !== PlatformErrorCode.DatabaseUnavailable &&
+        code !== PlatformErrorCode.StorageFull,
     )
     .map(([code, status]) => [status, code]),
 );
+
+/**
+ * What a client is told when the database failed, not the request: nothing was stored, and the same request may
+ * be sent again (DESIGN §2 "Failures"). The cause goes to the log once per outage (DatabaseHealth), not here.
+ */
+const DATABASE_FAILURES: Record<DatabaseFailure, { code: PlatformErrorCode; message: string }> = {
+  'storage-full': {
+    code: PlatformErrorCode.StorageFull,
+    message: "The database's storage is full; nothing was stored. Retry after the time given in Retry-After.",
+  },
+  unavailable: {
+    code: PlatformErrorCode.DatabaseUnavailable,
+    message:
+      'The database is unavailable (unreachable, restarting or overloaded); nothing was stored. Retry after the time given in Retry-After.',
+  },
+};
+
+/** Retry-After (seconds) on answers a client should retry; a 429 sets its own from the rate limiter. */
+const RETRY_AFTER_SECONDS = new Map<string, number>([
+  [PlatformErrorCode.DatabaseUnavailable, 5],
+  [PlatformErrorCode.StorageFull, 30],
+  [PlatformErrorCode.ServiceUnavailable, 5],
+  [PlatformErrorCode.RequestTimeout, 5],
+]);
 
 interface StatusCarrier {
   statusCode?: unknown;
@@ -47,6 +77,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly logger: Logger,
+    /** Classifies database failures (507/503, logged once per outage there); absent in bare test apps. */
+    private readonly database?: DatabaseHealth,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -58,6 +90,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       .map((render) => render(request, status, envelope))
       .find((result) => result !== undefined);
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+    const retryAfter = RETRY_AFTER_SECONDS.get(envelope.Code ?? '');
+    if (retryAfter !== undefined && !reply.hasHeader('retry-after'))
+      reply.header('Retry-After', String(retryAfter));
     if (rendered) reply.header('Content-Type', rendered.contentType);
     this.adapterHost.httpAdapter.reply(reply, rendered ? rendered.body : envelope, status);
   }
@@ -79,6 +114,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
           ...(exception.fieldErrors ? { Errors: exception.fieldErrors } : {}),
           ...(exception.status >= 400 ? { CorrelationId: correlationId } : {}),
         },
+      };
+    }
+    const failure = this.database?.observe(exception);
+    if (failure !== undefined) {
+      const { code, message } = DATABASE_FAILURES[failure];
+      return {
+        status: PLATFORM_STATUS[code],
+        envelope: { Succeeded: false, Message: message, Code: code, CorrelationId: correlationId },
       };
     }
     const status = statusOf(exception);
@@ -146,6 +189,8 @@ function messageFor(code: PlatformErrorCode, exception: unknown, request: Fastif
     case PlatformErrorCode.Conflict:
     case PlatformErrorCode.InternalError:
     case PlatformErrorCode.ServiceUnavailable:
+    case PlatformErrorCode.DatabaseUnavailable:
+    case PlatformErrorCode.StorageFull:
       return exception instanceof Error ? exception.message : code;
   }
 }

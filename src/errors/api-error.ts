@@ -33,6 +33,10 @@ export enum PlatformErrorCode {
   RequestTimeout = 'RequestTimeout',
   InternalError = 'InternalError',
   ServiceUnavailable = 'ServiceUnavailable',
+  /** The database cannot be reached, is restarting, or is overloaded (pool, locks): retry after Retry-After. */
+  DatabaseUnavailable = 'DatabaseUnavailable',
+  /** The database's storage is full: nothing was stored; retry after Retry-After. */
+  StorageFull = 'StorageFull',
 }
 
 export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
@@ -47,6 +51,8 @@ export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
   [PlatformErrorCode.RequestTimeout]: 503,
   [PlatformErrorCode.InternalError]: 500,
   [PlatformErrorCode.ServiceUnavailable]: 503,
+  [PlatformErrorCode.DatabaseUnavailable]: 503,
+  [PlatformErrorCode.StorageFull]: 507,
 };
 
 const MAX_FIELD_ERRORS = 100;

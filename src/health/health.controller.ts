@@ -1,11 +1,19 @@
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Public, RequireScope } from '../auth/scopes.js';
+import { DatabaseHealth } from '../database/database-health.js';
+import { portableQuery } from '../database/portable-sql.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { MetricsService } from '../http/metrics.service.js';
 import { ShutdownState } from './shutdown-state.js';
+
+/** A durable one-row write (the rate-limit table exists on both engines; the key is never a client's bucket). */
+const STORAGE_PROBE_KEY = 'platform:storage-probe';
+const STORAGE_PROBE =
+  'INSERT INTO rate_limits (key, points, expire) VALUES ($1, 0, $2) ON CONFLICT (key) DO UPDATE SET expire = excluded.expire';
 
 @ApiExcludeController()
 @Controller()
@@ -14,7 +22,42 @@ export class HealthController {
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
     private readonly shutdown: ShutdownState,
-  ) {}
+    private readonly database: DatabaseHealth,
+  ) {
+    metrics.registry.registerMetric(
+      new Gauge({
+        name: 'platform_database_available',
+        help: '1 while the database answers; 0 from the first failure to reach it until a statement succeeds again',
+        registers: [],
+        collect() {
+          this.set(database.reachable ? 1 : 0);
+        },
+      }),
+    );
+    metrics.registry.registerMetric(
+      new Gauge({
+        name: 'platform_database_storage_full',
+        help: '1 from a write that failed for a full storage until a write succeeds again',
+        registers: [],
+        collect() {
+          this.set(database.storageFull ? 1 : 0);
+        },
+      }),
+    );
+    metrics.registry.registerMetric(
+      new Counter({
+        name: 'platform_database_failures_total',
+        help: 'Statements that failed for the database, not the request (kind: unavailable, storage-full)',
+        labelNames: ['kind'],
+        registers: [],
+        collect() {
+          this.reset();
+          for (const kind of ['unavailable', 'storage-full'] as const)
+            this.inc({ kind }, database.failureCount(kind));
+        },
+      }),
+    );
+  }
 
   /** The process is up and serving. */
   @Public()
@@ -23,7 +66,11 @@ export class HealthController {
     return { Status: 'Live' };
   }
 
-  /** The process can do its work: the database answers, and it is not shutting down. */
+  /**
+   * The process can do its work: it is not shutting down, the database answers, and its storage takes writes
+   * (after a write failed for a full storage, one small write here shows whether space is back — otherwise a
+   * balancer that sends nothing to an unready instance would never let a client's write show it).
+   */
   @Public()
   @Get('health/ready')
   async ready(): Promise<{ Status: string; Database: string }> {
@@ -34,6 +81,13 @@ export class HealthController {
       await this.dataSource.query('SELECT 1');
     } catch {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The database is not reachable.');
+    }
+    if (this.database.storageFull) {
+      try {
+        await portableQuery(this.dataSource, STORAGE_PROBE, [STORAGE_PROBE_KEY, Date.now()]);
+      } catch {
+        throw new PlatformError(PlatformErrorCode.ServiceUnavailable, "The database's storage is full.");
+      }
     }
     return { Status: 'Ready', Database: this.dataSource.options.type };
   }

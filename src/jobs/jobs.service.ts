@@ -13,6 +13,7 @@ import { Gauge } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/tokens.js';
+import { databaseHealthOf } from '../database/database-health.js';
 import { MetricsService } from '../http/metrics.service.js';
 import { JOB_STATES } from './entities/job.entity.js';
 import { JobStore, type JobRecord, type NewJob } from './job-store.js';
@@ -91,7 +92,7 @@ export class JobsService implements OnModuleDestroy {
   private readonly outsideRequests = AsyncResource.bind((work: () => void): void => work());
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ROOT_LOGGER) private readonly logger: Logger,
     metrics: MetricsService,
@@ -173,7 +174,8 @@ export class JobsService implements OnModuleDestroy {
       () => {
         if (this.running.size === 0) return;
         this.store.renewLeases(this.owner, this.leaseUntil()).catch((error: unknown) => {
-          this.logger.warn({ err: errorText(error) }, 'jobs: could not renew leases');
+          if (!this.isDatabaseFailure(error))
+            this.logger.warn({ err: errorText(error) }, 'jobs: could not renew leases');
         });
       },
       Math.max(250, Math.floor(this.config.jobs.leaseMs / 3)),
@@ -242,10 +244,16 @@ export class JobsService implements OnModuleDestroy {
     });
   }
 
+  /** An outage or a full storage is logged once by DatabaseHealth, not by every poll while it lasts. */
+  private isDatabaseFailure(error: unknown): boolean {
+    return databaseHealthOf(this.dataSource)?.observe(error) !== undefined;
+  }
+
   private poll(): void {
     this.polling = this.claimDue()
       .catch((error: unknown) => {
-        this.logger.warn({ err: errorText(error) }, 'jobs: could not claim due jobs');
+        if (!this.isDatabaseFailure(error))
+          this.logger.warn({ err: errorText(error) }, 'jobs: could not claim due jobs');
       })
       .finally(() => {
         this.polling = undefined;

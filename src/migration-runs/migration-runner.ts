@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Table, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { APP_VERSION } from '../common/app-version.js';
+import { withSqliteConnection } from '../database/sqlite-transactions.js';
 import {
   MigrationRun,
   MigrationRunStatus,
@@ -157,19 +158,33 @@ export class MigrationRunner {
           await queryRunner.query(`SELECT pg_advisory_unlock(${PG_LOCK_KEY})`);
         }
       }
-      await queryRunner.query('BEGIN IMMEDIATE');
-      try {
-        await this.prepare(queryRunner);
-        const result = await work(queryRunner);
-        await queryRunner.query('COMMIT');
+      // The connection to this batch alone (src/database/sqlite-transactions.ts), ending in autocommit whatever
+      // happens: a COMMIT that fails (a full disk) is rolled back, not left open under the next user.
+      return await withSqliteConnection(this.dataSource, async () => {
+        await queryRunner.query('BEGIN IMMEDIATE');
+        let result: T;
+        try {
+          await this.prepare(queryRunner);
+          result = await work(queryRunner);
+        } catch (error) {
+          // Keep what succeeded and the record of the failure (the failed migration was rolled back to its savepoint).
+          await this.commitOrRollBack(queryRunner).catch(() => undefined);
+          throw error;
+        }
+        await this.commitOrRollBack(queryRunner);
         return result;
-      } catch (error) {
-        // Keep what succeeded and the record of the failure (the failed migration was rolled back to its savepoint).
-        await queryRunner.query('COMMIT').catch(() => undefined);
-        throw error;
-      }
+      });
     } finally {
       await queryRunner.release();
+    }
+  }
+
+  private async commitOrRollBack(queryRunner: QueryRunner): Promise<void> {
+    try {
+      await queryRunner.query('COMMIT');
+    } catch (error) {
+      await queryRunner.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
   }
 

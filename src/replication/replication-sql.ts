@@ -3,12 +3,13 @@
 //
 // Why not the TypeORM repository API here: watermarks must only move forward under concurrent reports, which
 // takes conditional upserts (`ON CONFLICT … DO UPDATE … WHERE excluded.applied > applied`), and the diagnosis must
-// cost a fixed number of queries. Why SQLite writes go to the better-sqlite3 connection directly: TypeORM shares one
-// query runner (one connection) for all SQLite work, so two async `transaction()` calls would interleave their
-// statements; better-sqlite3's synchronous transaction runs start to commit without yielding, so concurrent reports
-// cannot mix.
+// cost a fixed number of queries. Why SQLite statements go to the better-sqlite3 connection directly: its
+// synchronous transaction runs start to commit without yielding, so concurrent reports cannot mix; they take the
+// connection in turn with every other user of it (src/database/sqlite-transactions.ts), never inside another
+// flow's open transaction.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, QueryResult } from 'typeorm';
+import { withSqliteConnection } from '../database/sqlite-transactions.js';
 
 export type SqlParam = string | number | null;
 
@@ -18,9 +19,6 @@ export interface SqlStatement {
 }
 
 export type SqlDialect = 'sqlite' | 'postgres';
-
-/** How long a write waits for another module's open SQLite transaction on the shared connection to finish. */
-const SQLITE_BUSY_WAIT_MS = 30_000;
 
 export class ReplicationSql {
   readonly dialect: SqlDialect;
@@ -50,19 +48,17 @@ export class ReplicationSql {
 
   async all<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
     if (this.dialect === 'postgres') return this.dataSource.query<Row[]>(toPostgres(sql), [...params]);
-    return this.prepare(sql).all(...params) as Row[];
+    return withSqliteConnection(this.dataSource, () => this.prepare(sql).all(...params) as Row[]);
   }
 
   /** Runs the statements in one transaction; answers the number of rows each one changed. */
   async transaction(statements: readonly SqlStatement[]): Promise<number[]> {
     if (this.dialect === 'postgres') return this.postgresTransaction(statements);
-    const db = this.sqlite;
-    await waitUntilIdle(db);
-    const run = db.transaction(() =>
+    const run = this.sqlite.transaction(() =>
       statements.map((statement) => this.prepare(statement.sql).run(...statement.params).changes),
     );
     // IMMEDIATE takes the write lock up front, so another process cannot slip in between read and write.
-    return run.immediate();
+    return withSqliteConnection(this.dataSource, () => run.immediate());
   }
 
   private async postgresTransaction(statements: readonly SqlStatement[]): Promise<number[]> {
@@ -101,19 +97,6 @@ export class ReplicationSql {
       this.statements.set(sql, statement);
     }
     return statement;
-  }
-}
-
-/**
- * Another module may hold an async TypeORM transaction open on the shared SQLite connection; ours would then run
- * inside it (and share its fate). Let it finish first — it needs the event loop to do so.
- */
-async function waitUntilIdle(db: BetterSqlite3.Database): Promise<void> {
-  const started = Date.now();
-  while (db.inTransaction) {
-    if (Date.now() - started > SQLITE_BUSY_WAIT_MS)
-      throw new Error('SQLite connection stayed inside a transaction');
-    await new Promise<void>((resolve) => setTimeout(resolve, 1));
   }
 }
 

@@ -1,0 +1,97 @@
+// Which database errors are the storage's or the database's condition rather than a bug (issue 21): a client can
+// retry them, so they are answered 507/503 with Retry-After, never 500. Works on the driver's own codes:
+// better-sqlite3's extended result codes (https://sqlite.org/rescode.html), PostgreSQL's SQLSTATE (Appendix A of
+// its manual) and Node's socket errors from pg.
+
+export type DatabaseFailure = 'storage-full' | 'unavailable';
+
+/** SQLite result codes (primary; extended codes such as SQLITE_IOERR_WRITE share the prefix). */
+const SQLITE_UNAVAILABLE = [
+  'SQLITE_IOERR', // an I/O error: a failing or vanished disk
+  'SQLITE_BUSY', // another process held the write lock past the busy timeout
+  'SQLITE_LOCKED',
+  'SQLITE_READONLY', // a read-only file or file system
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOMEM',
+  'SQLITE_PROTOCOL',
+  'SQLITE_TRANSACTION_LOST', // sqlite-transactions.ts: SQLite ended the transaction after such an error
+];
+
+/** SQLSTATE classes and codes PostgreSQL uses for conditions that pass. */
+const PG_UNAVAILABLE_CLASSES = ['08', '57', '58']; // connection exception, operator intervention, system error
+const PG_UNAVAILABLE_CODES = new Set([
+  '53000', // insufficient_resources
+  '53200', // out_of_memory
+  '53300', // too_many_connections
+  '53400', // configuration_limit_exceeded
+  '55P03', // lock_not_available (lock_timeout)
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '25006', // read_only_sql_transaction (a standby after a fail-over)
+  '3D000', // invalid_catalog_name (the database is not there yet, e.g. during a restore)
+]);
+
+/** Node's socket and resolver errors on the way to the server. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** pg and pg-pool report a lost or unobtainable connection by message only. */
+const PG_CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Client has encountered a connection error and is not queryable/,
+  /^Client was closed and is not queryable/,
+  /^Cannot use a pool after calling end on the pool/,
+  /^Query read timeout/,
+];
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  driverError?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+/** The failure `error` stands for, or undefined when it is not the storage's or the database's condition. */
+export function classifyDatabaseError(error: unknown): DatabaseFailure | undefined {
+  return classify(error, 0);
+}
+
+function classify(error: unknown, depth: number): DatabaseFailure | undefined {
+  if (error === null || typeof error !== 'object' || depth > 4) return undefined;
+  const candidate = error as ErrorLike;
+  const code = typeof candidate.code === 'string' ? candidate.code : undefined;
+  if (code !== undefined) {
+    if (code === 'SQLITE_FULL' || code === '53100') return 'storage-full';
+    if (SQLITE_UNAVAILABLE.some((prefix) => code === prefix || code.startsWith(`${prefix}_`)))
+      return 'unavailable';
+    if (/^[0-9A-Z]{5}$/.test(code)) {
+      if (PG_UNAVAILABLE_CODES.has(code) || PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))
+        return 'unavailable';
+    }
+    if (NETWORK_CODES.has(code)) return 'unavailable';
+  }
+  const message = typeof candidate.message === 'string' ? candidate.message : '';
+  if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
+  // TypeORM's QueryFailedError keeps the driver's error; AggregateError (a host with several addresses) its parts.
+  const nested = [
+    candidate.driverError,
+    candidate.cause,
+    ...(Array.isArray(candidate.errors) ? (candidate.errors as unknown[]) : []),
+  ];
+  for (const inner of nested) {
+    if (inner === undefined || inner === error) continue;
+    const found = classify(inner, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
