@@ -1,6 +1,7 @@
 // The single DataSource definition used by the app, the maintenance CLI and the TypeORM CLI (ormconfig.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
@@ -9,6 +10,18 @@ import { pgTypes } from './pg-timestamptz.js';
 import { resolvePortableColumns, type Dialect } from './portable-columns.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
 import { ownSqliteConnection } from './sqlite-transactions.js';
+
+/**
+ * pg's Client, always listened to for `error`: a connection the server ends (a restart, pg_terminate_backend) can
+ * emit `error` after TypeORM has dropped its own listener from a released runner, and an `error` event nobody
+ * listens to ends the process. The failure still reaches whoever was using the connection (their query rejects).
+ */
+class ListenedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
 
 /** How long a request waits for a pooled PostgreSQL connection (or for a connect to answer). */
 const POOL_WAIT_MS = 5_000;
@@ -35,7 +48,7 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
       // pg's parsers, with a faster one for timestamptz (pg-timestamptz.ts).
       // connectionTimeoutMillis: a pool that stays exhausted (or a server that does not answer a connect) is a
       // 503 DatabaseUnavailable after this long, not a request waiting for ever.
-      extra: { max: 10, types: pgTypes, connectionTimeoutMillis: POOL_WAIT_MS },
+      extra: { max: 10, types: pgTypes, connectionTimeoutMillis: POOL_WAIT_MS, Client: ListenedClient },
       applicationName: 'platform-api',
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { classifyDatabaseError } from './database-failures.js';
 
 const withCode = (code: string, message = 'driver error') => Object.assign(new Error(message), { code });
@@ -52,6 +52,10 @@ describe('classifyDatabaseError', () => {
     'Client has encountered a connection error and is not queryable',
   ])('pg’s “%s” is unavailable', (message) => {
     expect(classifyDatabaseError(new Error(message))).toBe('unavailable');
+  });
+
+  it('takes a PostgreSQL query runner released under a transaction (its connection died) as unavailable', () => {
+    expect(classifyDatabaseError(new QueryRunnerAlreadyReleasedError())).toBe('unavailable');
   });
 
   it('finds a refused connection inside an AggregateError (a host with several addresses)', () => {

@@ -53,7 +53,14 @@ const PG_CONNECTION_MESSAGES = [
   /^Query read timeout/,
 ];
 
+/**
+ * TypeORM releases a PostgreSQL query runner whose connection died (its `error` event), so the transaction's next
+ * statement fails with this instead of the network error.
+ */
+const LOST_CONNECTION_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+
 interface ErrorLike {
+  name?: unknown;
   code?: unknown;
   message?: unknown;
   driverError?: unknown;
@@ -80,6 +87,7 @@ function classify(error: unknown, depth: number): DatabaseFailure | undefined {
     }
     if (NETWORK_CODES.has(code)) return 'unavailable';
   }
+  if (typeof candidate.name === 'string' && LOST_CONNECTION_NAMES.has(candidate.name)) return 'unavailable';
   const message = typeof candidate.message === 'string' ? candidate.message : '';
   if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return 'unavailable';
   // TypeORM's QueryFailedError keeps the driver's error; AggregateError (a host with several addresses) its parts.

@@ -68,15 +68,19 @@ export class PgListener {
         return;
       }
       this.client = client;
+      if (this.failures > 0) this.logger.info('database listener connected again');
       this.failures = 0;
       // Whatever was sent while disconnected is lost: let every handler treat it as "something changed".
       for (const list of this.handlers.values()) for (const handler of list) handler('');
     } catch (error) {
       await client.end().catch(() => undefined);
-      this.logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'database listener could not connect',
-      );
+      // Once per outage: the reconnects that follow say nothing new (DatabaseHealth logs the outage's end).
+      if (this.failures === 0) {
+        this.logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'database listener could not connect; retrying until it can',
+        );
+      }
       this.retry();
     }
   }
