@@ -51,12 +51,26 @@ export async function prepareDatabase(
     const created = await runner.withLock(() =>
       createBootstrapKeyIfNeeded(dataSource.getRepository(ApiKey), config),
     );
+    servingBusyTimeout(dataSource);
     return { dataSource, bootstrapKey: created?.key };
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
 }
+
+/**
+ * SQLite waits for another process's write lock (a CLI migrating) by blocking the event loop: long at start-up,
+ * where another instance may be migrating, but once serving a write that cannot get the lock within 5 s is a 503
+ * DatabaseUnavailable, not a process frozen for 30 s.
+ */
+function servingBusyTimeout(dataSource: DataSource): void {
+  if (dataSource.options.type !== 'better-sqlite3') return;
+  const driver = dataSource.driver as unknown as { databaseConnection: { pragma(sql: string): unknown } };
+  driver.databaseConnection.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`);
+}
+
+const SERVING_BUSY_TIMEOUT_MS = 5_000;
 
 export async function createApp(
   config: AppConfig,

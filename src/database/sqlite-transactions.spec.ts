@@ -191,4 +191,19 @@ describe('a full storage', () => {
     expect(stored()).toContain('later');
     expect(stored()).not.toContain('c');
   });
+
+  it('refuses writes to a read-only database as unavailable and stores them once it is writable again', async () => {
+    connection().pragma('query_only = ON');
+    const refused = await dataSource
+      .transaction((manager) => manager.insert(NoteSchema, { body: 'refused' }))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(classifyDatabaseError(refused)).toBe('unavailable');
+    expect(connection().inTransaction).toBe(false);
+    connection().pragma('query_only = OFF');
+    await dataSource.getRepository(NoteSchema).save({ body: 'writable' });
+    expect(stored()).toEqual(['writable']);
+  });
 });

@@ -30,6 +30,17 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
       description: 'InternalError, with the correlation id',
       type: ErrorEnvelopeDto,
     }),
+    ApiResponse({
+      status: 503,
+      description:
+        'DatabaseUnavailable (unreachable, restarting or overloaded) or RequestTimeout: nothing was stored; retry after Retry-After',
+      type: ErrorEnvelopeDto,
+    }),
+    ApiResponse({
+      status: 507,
+      description: "StorageFull: the database's storage is full, nothing was stored; retry after Retry-After",
+      type: ErrorEnvelopeDto,
+    }),
   ];
   if (options.auth !== false) {
     responses.push(

@@ -36,6 +36,10 @@ const PLATFORM_MESSAGES: Record<string, string> = {
   UnsupportedMediaType: 'The request body must be application/json.',
   TooManyRequests: 'Too many requests; retry after the Retry-After seconds.',
   InternalError: 'An unexpected error occurred (correlation id 9b2f6a52-3c55-4bd4-8f0c-0c8f0e2f4d1e).',
+  DatabaseUnavailable:
+    'The database is unavailable (unreachable, restarting or overloaded); nothing was stored. Retry after the time given in Retry-After.',
+  StorageFull:
+    "The database's storage is full; nothing was stored. Retry after the time given in Retry-After.",
 };
 
 const CODE_BY_STATUS: Record<string, string> = {
@@ -48,6 +52,8 @@ const CODE_BY_STATUS: Record<string, string> = {
   '415': 'UnsupportedMediaType',
   '429': 'TooManyRequests',
   '500': 'InternalError',
+  '503': 'DatabaseUnavailable',
+  '507': 'StorageFull',
 };
 
 const SCIM_TYPE: Record<string, string> = { '400': 'invalidValue', '409': 'uniqueness' };

@@ -12,6 +12,8 @@ const COMMON: ReadonlyArray<[number, string]> = [
   [415, 'Body is not application/scim+json or application/json'],
   [429, 'Rate limited (see Retry-After)'],
   [500, 'Unexpected error; detail quotes the correlation id'],
+  [503, 'The database is unavailable or the request timed out: nothing was stored; retry after Retry-After'],
+  [507, "The database's storage is full: nothing was stored; retry after Retry-After"],
 ];
 
 const SPECIFIC: Readonly<Record<404 | 409 | 412, string>> = {
