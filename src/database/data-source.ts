@@ -69,7 +69,9 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
       db: { pragma(sql: string): unknown } & Parameters<typeof registerSqliteFunctions>[0],
     ) => {
       db.pragma('foreign_keys = ON');
-      db.pragma('synchronous = NORMAL');
+      // FULL: a commit is on the disk (fsync of the WAL) before it is answered, so a power loss or an OS crash
+      // cannot take back a write answered 2xx; NORMAL survives only the process dying. ~0.3 ms a commit here.
+      db.pragma('synchronous = FULL');
       registerSqliteFunctions(db);
     },
   };
