@@ -48,8 +48,9 @@ export async function prepareDatabase(
         `The database schema is behind this build (pending: ${pending.join(', ')}); run migration:run or set MIGRATIONS_RUN=true`,
       );
     }
-    const created = await runner.withLock(() =>
-      createBootstrapKeyIfNeeded(dataSource.getRepository(ApiKey), config),
+    // Through the lock's own runner: on SQLite the lock is the connection, which no other runner gets meanwhile.
+    const created = await runner.withLock((queryRunner) =>
+      createBootstrapKeyIfNeeded(queryRunner.manager.getRepository(ApiKey), config),
     );
     servingBusyTimeout(dataSource);
     return { dataSource, bootstrapKey: created?.key };

@@ -1,5 +1,5 @@
-// SQLite transactions that end in a known state (issue 21). TypeORM runs all SQLite work on one shared query runner
-// over one better-sqlite3 connection, which leaves two ways to lose a write that was answered 2xx:
+// SQLite transactions that end in a known state (issue 21). TypeORM runs all SQLite work over one better-sqlite3
+// connection, by default through one shared query runner, which leaves two ways to lose a write answered 2xx:
 //
 // - Interleaving: while one async transaction is open, another flow's statements run on the same connection and so
 //   inside that transaction (TypeORM even nests a second `transaction()` as a SAVEPOINT of the first). If the first
@@ -9,24 +9,16 @@
 //   transactionDepth) then no longer matches the connection, its ROLLBACK fails, and later transactions become
 //   savepoints of a transaction that never commits — answered 2xx, readable through the connection, never on disk.
 //
-// So the connection is owned by one flow at a time: a top-level transaction, a raw-SQL section (migrations,
-// replication) or a single statement. Ownership follows the async flow (AsyncLocalStorage), so a transaction's own
-// statements and nested savepoints run at once while everyone else waits their turn. When a top-level transaction
-// ends — committed, rolled back, or failed either way — the connection is checked: still inside a transaction means
-// ROLLBACK, and TypeORM's flags are reset, before the next owner gets it.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// So every `createQueryRunner()` gets a runner of its own (all over the one connection, sharing its statement
+// cache), as each PostgreSQL runner has a connection of its own, and the connection is owned by one runner at a
+// time: from BEGIN to the end of its transaction, or for one statement. A transaction's own statements and nested
+// savepoints run at once; everyone else waits their turn. When a top-level transaction ends — committed, rolled
+// back, or failed either way — the connection is checked: still inside a transaction means ROLLBACK, and TypeORM's
+// flags are reset, before the next owner gets it. Work inside a transaction must use the transaction's manager (as
+// on PostgreSQL); a statement through another runner waits, and after WAIT_LIMIT_MS fails as SQLITE_BUSY rather
+// than wait for ever.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-
-/** The flow that owns the connection. `done` once its transaction (or section) has ended. */
-class Owner {
-  done = false;
-}
-
-interface Waiter {
-  owner: Owner;
-  resolve: () => void;
-}
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /** Thrown when SQLite ended a transaction by itself (after SQLITE_FULL, SQLITE_IOERR …) and its owner goes on. */
 export class SqliteTransactionLostError extends Error {
@@ -37,197 +29,197 @@ export class SqliteTransactionLostError extends Error {
   }
 }
 
-type RunnerState = QueryRunner & { transactionDepth: number };
-type Query = (...args: unknown[]) => Promise<unknown>;
+/** A turn that waited this long fails (503 DatabaseUnavailable): as long as SQLite waits for another process. */
+const WAIT_LIMIT_MS = 5_000;
 
-const owners = new AsyncLocalStorage<Owner>();
+export class SqliteConnectionBusyError extends Error {
+  readonly code = 'SQLITE_BUSY';
+  constructor() {
+    super(`The SQLite connection stayed in use by another transaction for ${WAIT_LIMIT_MS} ms`);
+    this.name = 'SqliteConnectionBusyError';
+  }
+}
+
+type RunnerState = QueryRunner & {
+  isTransactionActive: boolean;
+  transactionDepth: number;
+  stmtCache: Map<string, unknown>;
+};
+type Query = (...args: unknown[]) => Promise<unknown>;
+/** Who holds the connection: a query runner, or a token for raw-SQL work on the connection itself. */
+type Holder = object;
+
+interface Waiter {
+  holder: Holder;
+  resolve: () => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
 const installed = new WeakMap<DataSource, SqliteConnectionOwner>();
 
 export class SqliteConnectionOwner {
-  private current: Owner | undefined;
+  private current: Holder | undefined;
+  /** Nested holds by the current holder (a runner's concurrent statements, a section inside a transaction). */
+  private holds = 0;
   private readonly waiting: Waiter[] = [];
 
   constructor(private readonly connection: () => BetterSqlite3.Database) {}
 
-  /** Runs `work` as the connection's only user (raw SQL that manages its own transaction, or reads). */
-  async exclusive<T>(work: () => T | Promise<T>): Promise<T> {
-    if (this.owns(owners.getStore())) return work();
-    const owner = new Owner();
-    await this.acquire(owner);
+  /** Runs `work` while `holder` (default: a fresh token) has the connection to itself. */
+  async exclusive<T>(work: () => T | Promise<T>, holder: Holder = {}): Promise<T> {
+    await this.acquire(holder);
     try {
-      return await owners.run(owner, work);
+      return await work();
     } finally {
-      this.release(owner);
+      this.release(holder);
     }
   }
 
-  /** Installs the ownership rules on the shared query runner and the data source's manager. */
-  install(runner: RunnerState, manager: EntityManager): void {
+  /** Puts a new query runner under the ownership rules. */
+  adopt(runner: RunnerState): void {
     const query = runner.query.bind(runner) as Query;
     const start = runner.startTransaction.bind(runner);
     const commit = runner.commitTransaction.bind(runner);
     const rollback = runner.rollbackTransaction.bind(runner);
-    let active = runner.isTransactionActive;
-    // TypeORM's save()/remove() start a transaction only when none is active: seen from a flow that does not own
-    // the connection, none is, so it waits for its turn and gets a transaction of its own.
-    Object.defineProperty(runner, 'isTransactionActive', {
-      configurable: true,
-      get: () => active && owners.getStore() === this.current,
-      set: (value: boolean) => {
-        active = value;
-      },
-    });
 
     (runner as { query: Query }).query = (...args: unknown[]) => {
-      if (this.owns(owners.getStore())) {
-        // SQLite may have ended the transaction under the owner (an automatic rollback); going on would run the
+      if (this.current === runner && runner.transactionDepth > 0) {
+        // SQLite may have ended the transaction under its owner (an automatic rollback); going on would run the
         // rest in autocommit, half a unit of work stored.
-        if (runner.transactionDepth > 0 && !this.connection().inTransaction) {
-          return Promise.reject(new SqliteTransactionLostError());
-        }
+        if (!this.connection().inTransaction) return Promise.reject(new SqliteTransactionLostError());
         return query(...args);
       }
-      return this.exclusive(() => query(...args));
+      return this.exclusive(() => query(...args), runner);
     };
 
-    runner.startTransaction = (isolationLevel) => {
-      // Inside the owner's own transaction or raw section: TypeORM nests (a savepoint) as it means to.
-      if (this.owns(owners.getStore())) return start(isolationLevel);
-      const owner = new Owner();
-      // Synchronously, before any await: the caller's continuation (its statements, commit) carries the owner.
-      owners.enterWith(owner);
-      return (async () => {
-        await this.acquire(owner);
-        try {
-          await start(isolationLevel);
-        } catch (error) {
-          this.end(runner, owner, () => (active = false));
-          throw error;
-        }
-      })();
+    runner.startTransaction = async (isolationLevel) => {
+      // Inside the runner's own transaction TypeORM nests a savepoint, as it means to.
+      if (this.current === runner && runner.transactionDepth > 0) return start(isolationLevel);
+      await this.acquire(runner);
+      try {
+        await start(isolationLevel);
+      } catch (error) {
+        this.end(runner);
+        throw error;
+      }
     };
 
-    // A commit or rollback ends the connection's transaction only for its owner; anyone else gets TypeORM's own
-    // TransactionNotStartedError (isTransactionActive is false for them), never someone else's transaction ended.
+    // Only the top level ends the runner's hold; a savepoint's release or rollback stays inside it.
     runner.commitTransaction = async () => {
-      const mine = owners.getStore();
-      if (!this.owns(mine) || runner.transactionDepth > 1) return commit();
+      if (this.current !== runner || runner.transactionDepth !== 1) return commit();
       try {
         await commit();
       } finally {
-        this.end(runner, mine, () => (active = false));
+        this.end(runner);
       }
     };
 
     runner.rollbackTransaction = async () => {
-      const mine = owners.getStore();
-      if (!this.owns(mine) || runner.transactionDepth > 1) return rollback();
+      if (this.current !== runner || runner.transactionDepth !== 1) return rollback();
       try {
         await rollback();
       } finally {
-        this.end(runner, mine, () => (active = false));
+        this.end(runner);
       }
     };
-
-    // Each `transaction()` call starts from no owner, so two calls begun together (Promise.all) get one
-    // transaction each instead of the second becoming a savepoint of the first; inside a transaction's work the
-    // owner is kept and a nested call is a savepoint, as TypeORM means it.
-    const transaction = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
-    (manager as { transaction: (...args: unknown[]) => Promise<unknown> }).transaction = (
-      ...args: unknown[]
-    ) => {
-      if (this.owns(owners.getStore())) return transaction(...args);
-      return owners.run(new Owner(), () => transaction(...args));
-    };
   }
 
-  private owns(owner: Owner | undefined): owner is Owner {
-    return owner !== undefined && owner === this.current && !owner.done;
-  }
-
-  private end(runner: RunnerState, owner: Owner, clear: () => void): void {
+  /** After a top-level transaction: the connection in autocommit, TypeORM's flags to match, the turn passed on. */
+  private end(runner: RunnerState): void {
     try {
-      this.settle(runner, clear);
+      this.leaveTransaction();
     } finally {
-      this.release(owner);
+      runner.isTransactionActive = false;
+      runner.transactionDepth = 0;
+      this.release(runner);
     }
   }
 
-  /** After a top-level transaction: the connection in autocommit, TypeORM's flags to match. */
-  private settle(runner: RunnerState, clear: () => void): void {
-    const db = this.connection();
-    if (db.inTransaction) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // Reported below: a connection that cannot leave its transaction takes no more work.
-      }
-    }
-    clear();
-    runner.transactionDepth = 0;
-    if (db.inTransaction) {
-      throw new Error('SQLite connection could not leave a failed transaction');
-    }
-  }
-
-  private acquire(owner: Owner): Promise<void> {
-    if (this.current === undefined) {
-      this.current = owner;
-      this.leaveStaleTransaction();
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push({ owner, resolve }));
-  }
-
-  private release(owner: Owner): void {
-    owner.done = true;
-    if (this.current !== owner) return;
-    const next = this.waiting.shift();
-    this.current = next?.owner;
-    if (next !== undefined) {
-      this.leaveStaleTransaction();
-      next.resolve();
-    }
-  }
-
-  /** A raw-SQL section that died half-way may have left BEGIN behind; the next owner starts clean. */
-  private leaveStaleTransaction(): void {
+  private leaveTransaction(): void {
     const db = this.connection();
     if (!db.inTransaction) return;
     try {
       db.exec('ROLLBACK');
     } catch {
-      // The next statement reports the connection's state.
+      // Reported by the next statement: the connection's state is checked again before every turn.
     }
+  }
+
+  private acquire(holder: Holder): Promise<void> {
+    if (this.current === undefined || this.current === holder) {
+      this.current = holder;
+      this.holds += 1;
+      if (this.holds === 1) this.leaveTransaction();
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        holder,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(new SqliteConnectionBusyError());
+        }, WAIT_LIMIT_MS),
+      };
+      waiter.timer.unref();
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(holder: Holder): void {
+    if (this.current !== holder) return;
+    this.holds -= 1;
+    if (this.holds > 0) return;
+    const next = this.waiting.shift();
+    this.current = next?.holder;
+    if (next === undefined) return;
+    clearTimeout(next.timer);
+    this.holds = 1;
+    // A raw-SQL section that died half-way may have left BEGIN behind: the next holder starts clean.
+    this.leaveTransaction();
+    next.resolve();
   }
 }
 
 /**
- * Puts the SQLite data source's one connection under SqliteConnectionOwner (no-op for PostgreSQL, whose
- * transactions each get a pooled connection). Call before `initialize()`: the shared runner is made on first use.
+ * Gives every query runner of the SQLite data source its own identity and puts them under one
+ * SqliteConnectionOwner (no-op for PostgreSQL, whose runners each hold a pooled connection). Call before
+ * `initialize()`.
  */
 export function ownSqliteConnection(dataSource: DataSource): void {
   if (dataSource.options.type !== 'better-sqlite3' || installed.has(dataSource)) return;
-  const driver = dataSource.driver as DataSource['driver'] & { databaseConnection: BetterSqlite3.Database };
+  const driver = dataSource.driver as DataSource['driver'] & {
+    databaseConnection: BetterSqlite3.Database;
+    queryRunner?: QueryRunner;
+  };
   const owner = new SqliteConnectionOwner(() => driver.databaseConnection);
   installed.set(dataSource, owner);
   const create = driver.createQueryRunner.bind(driver);
-  let runner: RunnerState | undefined;
+  const statements = new Map<string, unknown>();
   driver.createQueryRunner = (mode) => {
-    const created = create(mode) as RunnerState;
-    if (runner !== created) {
-      runner = created;
-      owner.install(created, dataSource.manager);
-    }
-    return created;
+    // The driver keeps one runner and hands it to everyone; forget it so each call makes a new one.
+    driver.queryRunner = undefined;
+    const runner = create(mode) as RunnerState;
+    driver.queryRunner = undefined;
+    // One cache of prepared statements for the one connection, whichever runner prepared them.
+    runner.stmtCache = statements;
+    owner.adopt(runner);
+    return runner;
   };
 }
 
 /**
- * Runs `work` with the SQLite connection to itself (raw SQL managing its own transaction: migrations, replication's
- * synchronous transactions); on PostgreSQL it simply runs.
+ * Runs `work` with the SQLite connection to itself — raw SQL managing its own transaction (replication's synchronous
+ * transactions), or, with `runner`, a section whose statements go through that runner (a migration batch). On
+ * PostgreSQL it simply runs.
  */
-export function withSqliteConnection<T>(dataSource: DataSource, work: () => T | Promise<T>): Promise<T> {
+export function withSqliteConnection<T>(
+  dataSource: DataSource,
+  work: () => T | Promise<T>,
+  runner?: QueryRunner,
+): Promise<T> {
   const owner = installed.get(dataSource);
-  return owner === undefined ? Promise.resolve().then(work) : owner.exclusive(work);
+  return owner === undefined ? Promise.resolve().then(work) : owner.exclusive(work, runner);
 }

@@ -160,20 +160,24 @@ export class MigrationRunner {
       }
       // The connection to this batch alone (src/database/sqlite-transactions.ts), ending in autocommit whatever
       // happens: a COMMIT that fails (a full disk) is rolled back, not left open under the next user.
-      return await withSqliteConnection(this.dataSource, async () => {
-        await queryRunner.query('BEGIN IMMEDIATE');
-        let result: T;
-        try {
-          await this.prepare(queryRunner);
-          result = await work(queryRunner);
-        } catch (error) {
-          // Keep what succeeded and the record of the failure (the failed migration was rolled back to its savepoint).
-          await this.commitOrRollBack(queryRunner).catch(() => undefined);
-          throw error;
-        }
-        await this.commitOrRollBack(queryRunner);
-        return result;
-      });
+      return await withSqliteConnection(
+        this.dataSource,
+        async () => {
+          await queryRunner.query('BEGIN IMMEDIATE');
+          let result: T;
+          try {
+            await this.prepare(queryRunner);
+            result = await work(queryRunner);
+          } catch (error) {
+            // Keep what succeeded and the record of the failure (the failed migration was rolled back to its savepoint).
+            await this.commitOrRollBack(queryRunner).catch(() => undefined);
+            throw error;
+          }
+          await this.commitOrRollBack(queryRunner);
+          return result;
+        },
+        queryRunner,
+      );
     } finally {
       await queryRunner.release();
     }
