@@ -1,19 +1,17 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
 import { createApp } from './create-app.js';
-import { ShutdownState } from './health/shutdown-state.js';
-import { JobsService } from './jobs/jobs.service.js';
+import { drainOnSignals } from './shutdown.js';
 import { tracing } from './tracing/tracing.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const { app, logger, bootstrapKey } = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
-  drainOnSignals(app, config, logger);
+  drainOnSignals(app, config, logger, () => exportLastSpans(logger));
   if (bootstrapKey !== undefined) handOverBootstrapKey(bootstrapKey, config, logger);
   logger.info({ port: config.port, host: config.host, modules: config.modules }, 'platform-api is listening');
 }
@@ -38,47 +36,6 @@ function handOverBootstrapKey(key: string, config: AppConfig, logger: Logger): v
     { file },
     'Created the first admin API key and wrote it to this file (mode 0600); read it, store it safely, delete the file',
   );
-}
-
-/**
- * SIGTERM/SIGINT: readiness turns 503 at once; the server stops accepting connections and answers 503 to new
- * requests on open ones, while requests in flight finish (up to SHUTDOWN_TIMEOUT_MS, then their connections are
- * closed); running jobs are handed back for another instance; the database pool closes; the process exits 0.
- */
-function drainOnSignals(app: NestFastifyApplication, config: AppConfig, logger: Logger): void {
-  let draining = false;
-  const drain = (signal: NodeJS.Signals): void => {
-    if (draining) return;
-    draining = true;
-    app.get(ShutdownState).draining = true;
-    logger.info(
-      { signal, timeoutMs: config.shutdownTimeoutMs },
-      'shutting down: finishing requests in flight',
-    );
-    const server = app.getHttpAdapter().getInstance().server;
-    const force = setTimeout(() => {
-      logger.warn('shutdown time-out reached: closing the connections still open');
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    // A connection kept alive after its last answer would hold the close until the client drops it.
-    const idle = setInterval(() => server.closeIdleConnections(), 100);
-    idle.unref();
-    void (async () => {
-      try {
-        await app.get(JobsService).stop();
-        await app.close();
-        await exportLastSpans(logger);
-        logger.info('shut down cleanly');
-        process.exit(0);
-      } catch (error) {
-        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'shutdown failed');
-        process.exit(1);
-      }
-    })();
-  };
-  process.once('SIGTERM', drain);
-  process.once('SIGINT', drain);
 }
 
 /**

@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       publicOccurrences: true,
       bodyLimit: 1024 * 1024,
       rateLimit: 6000,
+      shutdownTimeoutMs: 10_000,
+      shutdownDelayMs: 0,
       modules: [...AREAS],
       corsOrigins: undefined,
       smartthings: {
@@ -64,6 +66,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example, https://b.example',
       MODULES: 'Migrations',
       LOG_LEVEL: 'WARN',
+      SHUTDOWN_DELAY_MS: '10000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -75,6 +78,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example', 'https://b.example'],
       modules: ['migrations'],
       logLevel: 'warn',
+      shutdownDelayMs: 10_000,
     });
     expect(config.encryptionKey?.equals(key)).toBe(true);
     expect(config.encryptionPreviousKeys[0]?.equals(key)).toBe(true);
@@ -96,6 +100,8 @@ describe('loadConfig', () => {
     ['MODULES', 'warp-drive'],
     ['LOG_LEVEL', 'loud'],
     ['SMARTTHINGS_API_URL', 'ftp://x'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
+    ['SHUTDOWN_DELAY_MS', '5s'],
   ])('names %s when its value %p is bad', (variable, value) => {
     expect(() => load({ [variable]: value })).toThrow(ConfigError);
     expect(() => load({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));

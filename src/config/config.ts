@@ -52,6 +52,8 @@ export interface AppConfig {
   rateLimitStore: RateLimitStore;
   /** SIGTERM: how long in-flight requests and running jobs may take to finish before the process exits. */
   shutdownTimeoutMs: number;
+  /** SIGTERM: how long readiness is 503 while the instance still serves, before it stops accepting connections. */
+  shutdownDelayMs: number;
   /** Background jobs (src/jobs/): how long a claimed job stays with its instance without a heartbeat. */
   jobs: { leaseMs: number; pollMs: number };
   retention: { replicationDays: number; webhookEventDays: number };
@@ -272,6 +274,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outbound: { allow: egressList(env, 'OUTBOUND_ALLOW'), deny: egressList(env, 'OUTBOUND_DENY') },
     rateLimitStore: rateLimitStore(env, databaseConfig),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     jobs: {
       leaseMs: integer(env, 'JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'JOB_POLL_MS', 1_000, 50, 60_000),

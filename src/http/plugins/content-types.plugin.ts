@@ -1,0 +1,128 @@
+// Content types and input hygiene: JSON only, any `application/*+json` parsed as JSON, text bodies only where a
+// route declares them (the iCalendar import's text/calendar), per-route body limits and raw bodies (RouteLimits),
+// and a U+0000 in any string of the body, query or path refused with a 400 naming it.
+import { Transform, type Readable } from 'node:stream';
+import fp from 'fastify-plugin';
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/config.js';
+import { PlatformError, PlatformErrorCode } from '../../errors/api-error.js';
+import { refuseNulCharacters } from '../../validation/nul-characters.js';
+import { routeLimitsOf } from '../route-limits.js';
+import { appendRouteHooks } from './route-hooks.js';
+
+export interface ContentTypesOptions {
+  config: AppConfig;
+}
+
+const contentTypes: FastifyPluginCallback<ContentTypesOptions> = (fastify, { config }, done) => {
+  fastify.addHook('onRoute', (route) => {
+    const limits = routeLimitsOf(route.config);
+    if (limits === undefined) return;
+    if (limits.bodyLimit !== undefined) route.bodyLimit = Math.max(limits.bodyLimit, config.bodyLimit);
+    if (limits.rawBody === true) appendRouteHooks(route, 'preParsing', keepRawBody);
+    if (limits.textBodies !== undefined)
+      appendRouteHooks(route, 'preParsing', onlyMediaTypes(limits.textBodies));
+  });
+
+  // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
+  fastify.removeContentTypeParser('text/plain');
+  const jsonParser = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser(
+    // Fastify tests the whole header, parameters included (`application/scim+json; charset=utf-8`).
+    /^application\/[\w.+-]+\+json\s*(?:;.*)?$/i,
+    { parseAs: 'string' },
+    (request, body, done) => {
+      // Some provisioning clients send `Content-Type: application/scim+json` on GET and DELETE without a body.
+      if (
+        body === '' &&
+        (request.method === 'GET' || request.method === 'DELETE' || request.method === 'HEAD')
+      ) {
+        done(null, undefined);
+        return;
+      }
+      void jsonParser(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+    },
+  );
+
+  // Text bodies a route declares (RouteLimits textBodies: the iCalendar import's text/calendar) arrive as their
+  // octets (a Buffer: the route decodes them per the charset parameter, after joining folds, RFC 5545 §3.1), under
+  // the route's body limit; any other route answers them 415 like every unsupported type.
+  fastify.addContentTypeParser(
+    /^text\/calendar\s*(?:;.*)?$/i,
+    { parseAs: 'buffer' },
+    (request, body, done) => {
+      const mediaType = 'text/calendar';
+      if (routeLimitsOf(request.routeOptions.config)?.textBodies?.includes(mediaType) !== true) {
+        done(
+          new PlatformError(
+            PlatformErrorCode.UnsupportedMediaType,
+            `Content type ${mediaType} is not supported by ${request.method} ${request.url.split('?')[0]}; send application/json.`,
+          ),
+          undefined,
+        );
+        return;
+      }
+      done(null, body);
+    },
+  );
+
+  // One place for every route: a U+0000 in any string of the body, the query or the path is a 400 naming it.
+  fastify.addHook('preValidation', refuseNulCharacters);
+  done();
+};
+
+export const contentTypesPlugin = fp(contentTypes, { name: 'platform-content-types', fastify: '5.x' });
+
+/**
+ * preParsing hook of routes marked `rawBody`: passes the payload through unchanged to Fastify's parser and keeps
+ * a copy of its bytes in `request.rawBody`, set before the parser sees the end of the body. Fastify still
+ * enforces the body limit and Content-Length on what flows through.
+ */
+function keepRawBody(
+  request: FastifyRequest & { rawBody?: Buffer },
+  _reply: FastifyReply,
+  payload: Readable,
+  done: (error: Error | null, payload: Readable) => void,
+): void {
+  const chunks: Buffer[] = [];
+  const tee = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      request.rawBody = Buffer.concat(chunks);
+      callback();
+    },
+  });
+  payload.on('error', (error) => tee.destroy(error));
+  done(null, payload.pipe(tee));
+}
+
+/**
+ * preParsing hook of routes that take a text body type (RouteLimits textBodies): any other content type, JSON
+ * included, or none is 415 before the body is read.
+ */
+function onlyMediaTypes(mediaTypes: readonly string[]) {
+  const accepted = new Set(mediaTypes.map((type) => type.toLowerCase()));
+  const expected = mediaTypes.join(' or ');
+  return (
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    payload: Readable,
+    done: (error: Error | null, payload?: Readable) => void,
+  ): void => {
+    const header = request.headers['content-type'];
+    const essence = (header ?? '').split(';')[0].trim().toLowerCase();
+    if (accepted.has(essence)) {
+      done(null, payload);
+      return;
+    }
+    done(
+      new PlatformError(
+        PlatformErrorCode.UnsupportedMediaType,
+        `Content type ${header ?? '(none)'} is not supported; send ${expected}.`,
+      ),
+    );
+  };
+}
