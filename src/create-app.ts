@@ -94,12 +94,12 @@ export async function createApp(
       module: class PlatformApi {},
       imports: [AppModule.forRoot({ config, logger, dataSource }), ...extraModules],
     },
-    // skipMiddie: no Nest middleware here (cross-cutting work is in Fastify hooks, configure-http.ts), and middie
+    // skipMiddie: no Nest middleware here (cross-cutting work is in Fastify hooks, src/http/plugins/), and middie
     // costs every request a pass through its (empty) chain. A module that adds middleware fails at start.
     new FastifyAdapter({ ...fastifyOptions(config), skipMiddie: true }),
     // bodyParser: false keeps Fastify's own JSON parser: Nest's replacement builds a parser closure per request
     // and exists only for its global rawBody option. The one route that needs the bytes (the device webhook) asks
-    // with @RouteLimits; other JSON media types are added in configure-http.ts.
+    // with @RouteLimits; other JSON media types are added in src/http/plugins/content-types.plugin.ts.
     { logger: new NestPinoLogger(logger), abortOnError: false, bodyParser: false },
   ).catch(async (error: unknown) => {
     // The module graph did not build: nothing owns the data source yet.

@@ -1,5 +1,5 @@
 // API-key authentication (DESIGN §2): `Authorization: Bearer <key>`, checked against the route's declared scope.
-// A Fastify onRequest hook per route, made when the route is added (configure-http.ts), rather than a global Nest
+// A Fastify onRequest hook per route, made when the route is added (src/http/plugins/auth.plugin.ts), rather than a global Nest
 // guard: public routes run no auth code at all, and a request without a valid key is refused before its body is
 // read. Its errors go through Nest's error handler, so they leave in the same envelope (or SCIM's) as the rest.
 import { Inject, Injectable } from '@nestjs/common';

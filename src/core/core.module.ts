@@ -1,5 +1,5 @@
 // Cross-cutting providers every area gets for free: configuration, logger, encryption, API-key auth (a hook
-// per route, see configure-http.ts), validation (global pipe), the error envelope (global filter), rate limiting and metrics.
+// per route, see src/http/plugins/auth.plugin.ts), validation (global pipe), the error envelope (global filter), rate limiting and metrics.
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';

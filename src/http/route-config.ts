@@ -1,4 +1,4 @@
-// Per-route settings that Fastify needs when the route is added (configure-http.ts reads them in onRoute): Nest's
+// Per-route settings that Fastify needs when the route is added (the plugins in src/http/plugins/ read them in onRoute): Nest's
 // FastifyAdapter passes a handler's FASTIFY_ROUTE_CONFIG_METADATA into the route's `config`, and nothing else.
 // Nest's own @RouteConfig replaces that metadata, so the platform's decorators merge into it instead: a route can
 // carry both an access rule and route limits.

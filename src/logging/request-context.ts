@@ -31,7 +31,7 @@ export class RequestContext {
     return this.trace;
   }
 
-  /** Set by the tracing hook before any handler logs (configure-http.ts). */
+  /** Set by the tracing hook before any handler logs (src/http/plugins/tracing.plugin.ts). */
   setTraceId(traceId: string): void {
     this.trace = traceId;
     this.logger = undefined;
@@ -52,7 +52,7 @@ export class RequestContext {
   }
 }
 
-/** What Fastify's request carries from the first hook on (configure-http.ts). */
+/** What Fastify's request carries from the first hook on (src/http/plugins/tracing.plugin.ts). */
 export interface WithRequestContext {
   context?: RequestContext;
 }
@@ -60,6 +60,6 @@ export interface WithRequestContext {
 /** A handler parameter: the request's context, for its correlation id and logger. */
 export const Ctx = createParamDecorator(
   (_data: unknown, host: ExecutionContext): RequestContext =>
-    // Set by the first onRequest hook of every request (configure-http.ts).
+    // Set by the first onRequest hook of every request (src/http/plugins/correlation.plugin.ts).
     host.switchToHttp().getRequest<WithRequestContext>().context!,
 );

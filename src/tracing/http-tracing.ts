@@ -1,4 +1,4 @@
-// Fastify hooks of a traced request: added per route only when tracing is on (configure-http.ts). The incoming
+// Fastify hooks of a traced request: added per route only when tracing is on (src/http/plugins/tracing.plugin.ts). The incoming
 // `traceparent` is continued (a new trace otherwise), the span is named by the route template, and the rest of the
 // request (auth, handler, database queries, outbound calls) runs inside its context.
 import type * as Api from '@opentelemetry/api';
