@@ -285,7 +285,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
   });
 });
 
-describe('importCalendar: refusals name the line', () => {
+describe('importCalendar: a calendar with nothing importable left is refused, naming the line', () => {
   it.each<[string, string, string[]]>([
     [
       'a bad date-time',
@@ -527,6 +527,25 @@ describe('importCalendar: skip and report (issue 24)', () => {
       { NewStartTime: '2026-01-07T13:00:00Z' },
     ]);
     expect(byStamp.skipped.map((entry) => entry.line)).toEqual([8, 15]);
+  });
+
+  it('treats overrides naming one occurrence in different spellings as versions too', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:w', 'DTSTART;TZID=Europe/Berlin:20260105T090000', 'RRULE:FREQ=DAILY'),
+        ...event('UID:w', 'SEQUENCE:2', 'RECURRENCE-ID:20260107T080000Z', 'DTSTART:20260107T120000Z'),
+        ...event(
+          'UID:w',
+          'SEQUENCE:1',
+          'RECURRENCE-ID;TZID=Europe/Berlin:20260107T090000',
+          'DTSTART:20260107T110000Z',
+        ),
+      ),
+    );
+    expect(calendar.ScheduleItems[0].Recurrence?.Exceptions).toMatchObject([
+      { OriginalTime: '2026-01-07T09:00:00+01:00', NewStartTime: '2026-01-07T13:00:00+01:00' },
+    ]);
+    expect(calendar.skipped.map((entry) => entry.line)).toEqual([14]);
   });
 
   it('keeps the newest of several masters with one UID; a feed repeating one UID for different events imports each', () => {

@@ -540,7 +540,7 @@ class CalendarImport {
       // The DTO names the list when it is too long: point at the first override over its 1,000.
       this.note(`${path}.Recurrence.Exceptions`, overrides[Math.min(overrides.length, MAX_LIST) - 1]);
     }
-    for (const override of overrides) {
+    for (const override of this.latestVersions(overrides, timing, uid)) {
       // A broken override is skipped alone; the series and its other overrides are imported.
       const exception = this.skipOnRefusal(override, uid, () =>
         this.exceptionOf(path, exceptions.length, override, timing),
@@ -654,6 +654,31 @@ class CalendarImport {
       }
     }
     return entries;
+  }
+
+  /**
+   * Overrides of one occurrence written differently (`RECURRENCE-ID:20260107T080000Z` and
+   * `RECURRENCE-ID;TZID=Europe/Berlin:20260107T090000`) are versions too: the newest is kept, the others reported.
+   * Overrides whose RECURRENCE-ID cannot be read are kept, so building them reports why.
+   */
+  private latestVersions(overrides: IcalComponent[], timing: Timing, uid: string): IcalComponent[] {
+    const chosen = new Map<number, IcalComponent>();
+    const unread = new Set<IcalComponent>();
+    for (const override of overrides) {
+      const recurrenceId = override.properties.find((property) => property.name === 'RECURRENCE-ID')!;
+      let original: number;
+      try {
+        original = this.seriesInstant(this.singleTime(recurrenceId), recurrenceId, timing);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        unread.add(override);
+        continue;
+      }
+      const other = chosen.get(original);
+      chosen.set(original, other === undefined ? override : this.newerOf(other, override, uid));
+    }
+    const kept = new Set(chosen.values());
+    return overrides.filter((override) => kept.has(override) || unread.has(override));
   }
 
   /** A RECURRENCE-ID override as an exception; null when it changes neither start nor end. */
