@@ -350,3 +350,9 @@ export function paramOf(property: IcalProperty, name: string): string | undefine
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value.join(',') : value;
 }
+
+/** A TEXT value unescaped by ical.js (§3.3.11), else the text as written. */
+export function textOf(property: IcalProperty): string {
+  const value = property.values[0];
+  return typeof value === 'string' ? value : property.raw;
+}

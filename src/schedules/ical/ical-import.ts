@@ -8,7 +8,6 @@
 // versions of one component (same UID and RECURRENCE-ID) the highest SEQUENCE wins (RFC 5546 §2.1.4), then the
 // latest DTSTAMP, then the last in the file. The result still goes through the same DTO validation and recurrence
 // engine as POST /api/v1/Schedule; `lineOf` maps the fields those name back to lines.
-import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.js';
 import { parseDuration } from '../recurrence/iso-duration.js';
@@ -17,9 +16,11 @@ import {
   IcalSyntaxError,
   paramOf,
   parseCalendar,
+  textOf,
   type IcalComponent,
   type IcalProperty,
 } from './ical-content.js';
+import { compareVersions, derivedUid, isVersionOf, sequenceOf, uidOf } from './ical-versions.js';
 import { resolveTzid, zoneFromName } from './ical-zones.js';
 
 /** The ScheduleInput limit (ScheduleItems ≤ 100). */
@@ -898,12 +899,6 @@ interface Timing {
   durationText: string | undefined;
 }
 
-/** A TEXT value unescaped by ical.js (§3.3.11), else the text as written. */
-function textOf(property: IcalProperty): string {
-  const value = property.values[0];
-  return typeof value === 'string' ? value : property.raw;
-}
-
 function propertiesByName(component: IcalComponent): Map<string, IcalProperty[]> {
   const byName = new Map<string, IcalProperty[]>();
   for (const property of component.properties) {
@@ -948,58 +943,4 @@ function formatIn(instant: number, zone: string): string {
 function parentPath(path: string): string {
   const cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
   return cut <= 0 ? '' : path.slice(0, cut);
-}
-
-function uidOf(component: IcalComponent): string | undefined {
-  const uid = component.properties.find((property) => property.name === 'UID');
-  if (uid === undefined) return undefined;
-  const text = textOf(uid).trim();
-  return text === '' ? undefined : text;
-}
-
-/**
- * A UID for a VEVENT without one (Exchange OWA wrote none): SHA-256 of its DTSTART, SUMMARY and RRULE lines, so the
- * same event gets the same UID in every import of the file (and two copies of it are versions of one event).
- */
-function derivedUid(event: IcalComponent): string {
-  const hash = createHash('sha256');
-  for (const name of ['DTSTART', 'SUMMARY', 'RRULE']) {
-    for (const property of event.properties) {
-      if (property.name !== name) continue;
-      hash.update(`${name};${JSON.stringify(property.params)}:${property.raw.trim()}\n`);
-    }
-  }
-  return `${hash.digest('hex').slice(0, 32)}@derived-uid.platform-api`;
-}
-
-/** SEQUENCE (RFC 5545 §3.8.7.4), 0 when absent or not a number. */
-function sequenceOf(component: IcalComponent): number {
-  const property = component.properties.find((candidate) => candidate.name === 'SEQUENCE');
-  const value = property === undefined ? NaN : Number.parseInt(property.raw.trim(), 10);
-  return Number.isFinite(value) ? value : 0;
-}
-
-/** DTSTAMP as written (a UTC date-time, so the text orders like the instant); '' when absent. */
-function stampOf(component: IcalComponent): string {
-  const property = component.properties.find((candidate) => candidate.name === 'DTSTAMP');
-  return property === undefined ? '' : property.raw.trim().toUpperCase();
-}
-
-/** > 0 when `a` is the newer version: higher SEQUENCE, then later DTSTAMP; 0 on a tie (the later in the file wins). */
-function compareVersions(a: IcalComponent, b: IcalComponent): number {
-  const bySequence = sequenceOf(a) - sequenceOf(b);
-  if (bySequence !== 0) return bySequence;
-  const stampA = stampOf(a);
-  const stampB = stampOf(b);
-  return stampA === stampB ? 0 : stampA > stampB ? 1 : -1;
-}
-
-/** Two masters with one UID: the same event (versions) or two events a feed gave one UID (see `entriesOf`). */
-function isVersionOf(a: IcalComponent, b: IcalComponent): boolean {
-  if (sequenceOf(a) !== sequenceOf(b)) return true;
-  const start = (component: IcalComponent): string | undefined => {
-    const property = component.properties.find((candidate) => candidate.name === 'DTSTART');
-    return property === undefined ? undefined : `${paramOf(property, 'tzid') ?? ''}|${property.raw.trim()}`;
-  };
-  return start(a) === start(b);
 }
