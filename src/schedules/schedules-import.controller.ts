@@ -55,12 +55,6 @@ export class SchedulesImportController {
     // The octets as sent: decoded per the charset parameter (UTF-8 by default) once folds are joined.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(String(request.headers['content-type']))?.[1];
     const { schedule, message, skipped } = await this.imports.importIcal(body, charset);
-    const Skipped = skipped.map(({ line, component, uid, reason }) => ({
-      Line: line,
-      Component: component,
-      Uid: uid,
-      Reason: reason,
-    }));
-    return { ...ok(message), Result: schedule, Skipped };
+    return { ...ok(message), Result: schedule, Skipped: skipped };
   }
 }

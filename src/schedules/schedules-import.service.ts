@@ -6,6 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
+import type { IcalSkippedComponent } from './dto/ical.dto.js';
 import { ScheduleInput } from './dto/schedule.dto.js';
 import {
   describeProblem,
@@ -13,7 +14,6 @@ import {
   importCalendar,
   withoutItems,
   type ImportedCalendar,
-  type SkippedComponent,
 } from './ical/ical-import.js';
 import { UnsupportedCharsetError } from './ical/ical-content.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
@@ -25,7 +25,8 @@ const ITEM_PATH = /^ScheduleItems\[(\d+)\]/;
 const MAX_NAMED_IN_MESSAGE = 10;
 
 export interface ImportResult extends WriteResult {
-  readonly skipped: readonly SkippedComponent[];
+  /** The answer's `Skipped`. */
+  readonly skipped: IcalSkippedComponent[];
 }
 
 @Injectable()
@@ -82,7 +83,13 @@ export class SchedulesImportService {
     });
     const summary = summarise(stored);
     const combined = [summary, message].filter((part) => part !== null && part !== undefined).join('. ');
-    return { schedule: result.schedule, message: combined === '' ? null : combined, skipped: stored.skipped };
+    const skipped = stored.skipped.map(({ line, component, uid, reason }) => ({
+      Line: line,
+      Component: component,
+      Uid: uid,
+      Reason: reason,
+    }));
+    return { schedule: result.schedule, message: combined === '' ? null : combined, skipped };
   }
 }
 
