@@ -13,7 +13,7 @@ import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { ok } from '../errors/envelope.js';
 import { RouteLimits } from '../http/route-limits.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
-import { ScheduleResponse } from './dto/schedule.dto.js';
+import { IcalImportResponse } from './dto/ical.dto.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 
 const CALENDAR = 'text/calendar';
@@ -39,11 +39,12 @@ export class SchedulesImportController {
     operationId: 'Schedule_ImportIcal',
     summary: 'Create one schedule from an iCalendar file (one item per event); answers like Schedule_Create',
     description:
-      'Errors name the calendar line (`line 12: DTSTART: …`); what a schedule cannot represent (VTODO, EXRULE, ' +
-      'RDATE periods, more than 100 events, …) is refused, never dropped. See docs/schedules.md.',
+      'Components a schedule cannot represent or that are broken (VTODO, a cancelled event, an impossible date, …) ' +
+      'are skipped and listed in `Skipped` with their line, UID and reason; the import is refused (400, errors ' +
+      'naming the line) only when nothing importable remains, or with more than 100 events. See docs/schedules.md.',
   })
-  @ApiCreatedResponse({ type: ScheduleResponse })
-  async importIcal(@Req() request: FastifyRequest): Promise<ScheduleResponse> {
+  @ApiCreatedResponse({ type: IcalImportResponse })
+  async importIcal(@Req() request: FastifyRequest): Promise<IcalImportResponse> {
     const body: unknown = request.body;
     if (!Buffer.isBuffer(body)) {
       throw new PlatformError(
@@ -53,7 +54,7 @@ export class SchedulesImportController {
     }
     // The octets as sent: decoded per the charset parameter (UTF-8 by default) once folds are joined.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(String(request.headers['content-type']))?.[1];
-    const { schedule, message } = await this.imports.importIcal(body, charset);
-    return { ...ok(message), Result: schedule };
+    const { schedule, message, skipped } = await this.imports.importIcal(body, charset);
+    return { ...ok(message), Result: schedule, Skipped: skipped };
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsUUID } from 'class-validator';
+import { ScheduleResponse } from './schedule.dto.js';
 
 /** At most this many schedules in one export (issue 16). */
 export const MAX_EXPORT_IDS = 1_000;
@@ -15,4 +16,37 @@ export class IcalExportQuery {
   @ArrayMaxSize(MAX_EXPORT_IDS)
   @IsUUID('all', { each: true })
   ids!: string[];
+}
+
+/** A calendar component the import left out (issue 24). */
+export class IcalSkippedComponent {
+  @ApiProperty({ type: 'integer', example: 37, description: 'Line of the component’s BEGIN in the body' })
+  Line!: number;
+
+  @ApiProperty({ example: 'VTODO', description: 'VEVENT, VTODO, VJOURNAL, VFREEBUSY, VTIMEZONE, …' })
+  Component!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'uid4@host1.com',
+    description: 'The component’s UID; derived from its content for a VEVENT without one; null if none',
+  })
+  Uid!: string | null;
+
+  @ApiProperty({
+    example:
+      'line 37: VTODO: VTODO components (to-dos) cannot be represented: a schedule holds events (VEVENT) only',
+    description: 'Why, naming the line and property at fault',
+  })
+  Reason!: string;
+}
+
+/** Schedule_ImportIcal: the created schedule, like Schedule_Create, and what was left out. */
+export class IcalImportResponse extends ScheduleResponse {
+  @ApiProperty({
+    type: [IcalSkippedComponent],
+    description: 'Components left out of the import, in file order; [] when nothing was skipped',
+  })
+  Skipped!: IcalSkippedComponent[];
 }

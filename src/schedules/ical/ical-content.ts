@@ -31,6 +31,11 @@ export interface IcalComponent {
   readonly components: IcalComponent[];
   /** The jCal array ical.js classes (ICAL.Component) wrap. */
   readonly jcal: [string, unknown[], unknown[]];
+  /**
+   * Lines inside this component (or a component nested in it) that could not be parsed; only on the components of
+   * the VCALENDAR, so one broken event is skipped rather than the whole calendar refused.
+   */
+  readonly broken: IcalSyntaxError[];
 }
 
 export class IcalSyntaxError extends Error {
@@ -196,6 +201,7 @@ export function parseCalendar(
           properties: [],
           components: [],
           jcal: [name.toLowerCase(), [], []],
+          broken: [],
         };
         const parent = stack.at(-1);
         if (parent !== undefined) {
@@ -233,7 +239,16 @@ export function parseCalendar(
     }
     const full =
       wanted === undefined || wanted.has(name) || stack.some((component) => component.name === 'VTIMEZONE');
-    const property = full ? parseProperty(content, line, name) : skimProperty(content, line, name);
+    let property: IcalProperty;
+    try {
+      property = full ? parseProperty(content, line, name) : skimProperty(content, line, name);
+    } catch (error) {
+      // A broken line inside an event (or to-do, time zone, …) spoils that component only: it is noted on the
+      // VCALENDAR's child that holds it, and the importer skips that one and reports it.
+      if (!(error instanceof IcalSyntaxError) || stack.length < 2) throw error;
+      stack[1].broken.push(error);
+      continue;
+    }
     owner.properties.push(property);
     owner.jcal[1].push(property.jcal);
   }
@@ -247,10 +262,32 @@ export function parseCalendar(
 /** Recurrence rules: every part name and enumerated value is case-insensitive (RFC 5545 §2, §3.3.10). */
 const RULE_PROPERTIES = new Set(['RRULE', 'EXRULE']);
 
+/**
+ * Exchange 2010 writes `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: the closing quote after the value
+ * swallows it, so the line has no value at all. When the last quoted parameter ends in `:` + a date or date-time
+ * list and nothing follows, the author meant `TZID="W. Europe Standard Time":20200609T090000`.
+ */
+const VALUE_IN_QUOTES =
+  /^(.*;[A-Za-z-]+=)"([^"]*):([0-9]{8}(?:T[0-9]{6})?Z?(?:,[0-9]{8}(?:T[0-9]{6})?Z?)*)"$/;
+
+/** Vendor quirks that ical.js would refuse, rewritten to what their authors meant (docs/schedules.md). */
+export function repairContentLine(source: string, name: string): string {
+  let content = source;
+  if (valueStart(content) < 0) {
+    const quoted = VALUE_IN_QUOTES.exec(content);
+    if (quoted !== null) content = `${quoted[1]}"${quoted[2]}":${quoted[3]}`;
+  }
+  if (RULE_PROPERTIES.has(name)) {
+    const at = valueStart(content);
+    // ical.js reads only upper-case rule values ("freq=weekly" is refused), and Exchange CDO writes
+    // `BYDAY=MO, TU, WE`: a rule has no meaningful white space, so it is removed and the value upper-cased.
+    if (at >= 0) content = content.slice(0, at) + content.slice(at).replace(/\s+/g, '').toUpperCase();
+  }
+  return content;
+}
+
 function parseProperty(source: string, line: number, name: string): IcalProperty {
-  // ical.js reads only upper-case rule values ("freq=weekly" is refused), so rules are upper-cased first.
-  const at = RULE_PROPERTIES.has(name) ? valueStart(source) : -1;
-  const content = at < 0 ? source : source.slice(0, at) + source.slice(at).toUpperCase();
+  const content = repairContentLine(source, name);
   let jcal: unknown[];
   try {
     jcal = ICAL.parse.property(content) as unknown[];
@@ -312,4 +349,10 @@ export function paramOf(property: IcalProperty, name: string): string | undefine
   const value = property.params[name];
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** A TEXT value unescaped by ical.js (§3.3.11), else the text as written. */
+export function textOf(property: IcalProperty): string {
+  const value = property.values[0];
+  return typeof value === 'string' ? value : property.raw;
 }

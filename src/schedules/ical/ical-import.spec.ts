@@ -1,8 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { compileSeries } from '../recurrence/index.js';
 import { unfold } from './ical-content.js';
-import { IcalImportError, importCalendar, MAX_IMPORTED_ITEMS, type ImportedItem } from './ical-import.js';
-import { zoneFromName, zoneFromOffsets } from './ical-zones.js';
+import { repairContentLine } from './ical-content.js';
+import {
+  IcalImportError,
+  importCalendar,
+  MAX_IMPORTED_ITEMS,
+  withoutItems,
+  type ImportedItem,
+} from './ical-import.js';
+import { offsetFromName, resolveTzid, zoneFromName, zoneFromOffsets } from './ical-zones.js';
 import ICAL from 'ical.js';
 
 /** A calendar of the given lines between BEGIN/END:VCALENDAR (line 1 is BEGIN:VCALENDAR, line 2 VERSION). */
@@ -278,7 +285,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
   });
 });
 
-describe('importCalendar: refusals name the line', () => {
+describe('importCalendar: a calendar with nothing importable left is refused, naming the line', () => {
   it.each<[string, string, string[]]>([
     [
       'a bad date-time',
@@ -296,7 +303,6 @@ describe('importCalendar: refusals name the line', () => {
       event('UID:1', 'DTSTART:20260105'),
     ],
     ['no DTSTART', 'line 3: VEVENT: a VEVENT without DTSTART', event('UID:1', 'SUMMARY:x')],
-    ['no UID', 'line 3: VEVENT: a VEVENT without UID', event('DTSTART:20260105T090000Z')],
     [
       'DTEND before DTSTART',
       'line 6: DTEND: is before DTSTART',
@@ -323,32 +329,9 @@ describe('importCalendar: refusals name the line', () => {
       event('UID:1', 'DTSTART:20260105T090000Z', 'RDATE;VALUE=PERIOD:20260106T090000Z/PT1H'),
     ],
     [
-      'a date EXDATE on a timed series',
-      'line 7: EXDATE: a date names no occurrence of a series whose DTSTART has a time',
-      event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY', 'EXDATE;VALUE=DATE:20260106'),
-    ],
-    [
-      'an override with its own RRULE',
-      'line 12: RRULE: an override (RECURRENCE-ID, line 10) with its own RRULE cannot be represented',
-      [
-        ...event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY'),
-        ...event('UID:1', 'RECURRENCE-ID:20260106T090000Z', 'DTSTART:20260106T100000Z', 'RRULE:FREQ=DAILY'),
-      ],
-    ],
-    [
-      'a second master',
-      'line 7: VEVENT: a second VEVENT with UID "1" and no RECURRENCE-ID (the first is at line 3)',
-      [...event('UID:1', 'DTSTART:20260105T090000Z'), ...event('UID:1', 'DTSTART:20260106T090000Z')],
-    ],
-    [
       'an unknown TZID',
       'line 5: DTSTART: TZID "Mars/Olympus" is neither an IANA nor a Windows zone id, and the calendar has no VTIMEZONE for it',
       event('UID:1', 'DTSTART;TZID=Mars/Olympus:20260105T090000'),
-    ],
-    [
-      'a VTODO',
-      'line 3: VTODO: VTODO components (to-dos) cannot be represented',
-      ['BEGIN:VTODO', 'UID:t', 'END:VTODO', ...event('UID:1', 'DTSTART:20260105T090000Z')],
     ],
     ['no VEVENT', 'line 1: VCALENDAR: the calendar has no VEVENT', []],
     [
@@ -405,6 +388,303 @@ describe('importCalendar: refusals name the line', () => {
   });
 });
 
+describe('importCalendar: skip and report (issue 24)', () => {
+  const valid = event('UID:ok', 'DTSTART:20260105T090000Z');
+
+  it.each<[string, string[], { line: number; component: string; uid: string | null; reason: RegExp }]>([
+    [
+      'a VTODO beside events',
+      ['BEGIN:VTODO', 'UID:todo-1', 'SUMMARY:x', 'END:VTODO'],
+      {
+        line: 3,
+        component: 'VTODO',
+        uid: 'todo-1',
+        reason: /^line 3: VTODO: VTODO components \(to-dos\) cannot/,
+      },
+    ],
+    [
+      'a VJOURNAL',
+      ['BEGIN:VJOURNAL', 'UID:j', 'END:VJOURNAL'],
+      { line: 3, component: 'VJOURNAL', uid: 'j', reason: /journal entries/ },
+    ],
+    [
+      'a cancelled event',
+      event('UID:c', 'STATUS:CANCELLED', 'DTSTART:20260105T090000Z'),
+      { line: 3, component: 'VEVENT', uid: 'c', reason: /^line 5: STATUS: a cancelled event/ },
+    ],
+    [
+      'an impossible date',
+      event('UID:bad', 'DTSTART:20260231T090000Z'),
+      {
+        line: 3,
+        component: 'VEVENT',
+        uid: 'bad',
+        reason: /^line 5: DTSTART: "20260231T090000Z" is not a date-time/,
+      },
+    ],
+    [
+      'a line ical.js cannot parse inside an event',
+      event('UID:p', 'DTSTART;TZID="unclosed:20260105T090000', 'DTEND:20260105T100000Z'),
+      { line: 3, component: 'VEVENT', uid: 'p', reason: /^line 5: DTSTART: cannot be parsed/ },
+    ],
+    [
+      'an unknown zone without VTIMEZONE',
+      event('UID:z', 'DTSTART;TZID=Mars/Olympus:20260105T090000'),
+      { line: 3, component: 'VEVENT', uid: 'z', reason: /TZID "Mars\/Olympus" is neither/ },
+    ],
+  ])('%s is skipped, the rest imported', (_name, lines, expected) => {
+    const calendar = importCalendar(ics(...lines, ...valid));
+    expect(calendar.ScheduleItems).toHaveLength(1);
+    expect(calendar.skipped).toEqual([
+      {
+        line: expected.line,
+        component: expected.component,
+        uid: expected.uid,
+        reason: expect.stringMatching(expected.reason),
+      },
+    ]);
+  });
+
+  it('skips a broken override alone and keeps its series', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY'),
+        ...event('UID:1', 'RECURRENCE-ID:20260106T090000Z', 'DTSTART:20260106T100000Z', 'RRULE:FREQ=DAILY'),
+        ...event('UID:1', 'RECURRENCE-ID:20260107T090000Z', 'DTSTART:20260107T100000Z'),
+      ),
+    );
+    expect(calendar.ScheduleItems[0].Recurrence?.Exceptions).toEqual([
+      {
+        OriginalTime: '2026-01-07T09:00:00Z',
+        NewStartTime: '2026-01-07T10:00:00Z',
+        NewEndTime: '2026-01-07T10:00:00Z',
+      },
+    ]);
+    expect(calendar.skipped).toEqual([
+      {
+        line: 8,
+        component: 'VEVENT',
+        uid: '1',
+        reason: expect.stringMatching(
+          /^line 12: RRULE: an override \(RECURRENCE-ID, line 10\) with its own RRULE/,
+        ),
+      },
+    ]);
+  });
+
+  it('refuses when nothing importable remains, naming every skipped component', () => {
+    expect(
+      problems(
+        ics(
+          'BEGIN:VTODO',
+          'UID:t',
+          'END:VTODO',
+          ...event('UID:c', 'STATUS:CANCELLED', 'DTSTART:20260105T090000Z'),
+        ),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^line 3: VTODO: VTODO components/),
+      expect.stringMatching(/^line 8: STATUS: a cancelled event/),
+    ]);
+    expect(problems(ics('BEGIN:VTODO', 'UID:t', 'END:VTODO'))).toEqual([
+      expect.stringMatching(/^line 3: VTODO/),
+      expect.stringMatching(/^line 1: VCALENDAR: the calendar has no VEVENT/),
+    ]);
+  });
+
+  it('keeps the highest SEQUENCE of two updates of one moved occurrence, then the latest DTSTAMP, then the last', () => {
+    const override = (sequence: string, stamp: string, start: string) =>
+      event('UID:m', sequence, stamp, 'RECURRENCE-ID:20260107T090000Z', `DTSTART:${start}`);
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:m', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY'),
+        ...override('SEQUENCE:2', 'DTSTAMP:20260101T000000Z', '20260107T120000Z'), // line 8
+        ...override('SEQUENCE:1', 'DTSTAMP:20260102T000000Z', '20260107T110000Z'), // line 15
+      ),
+    );
+    expect(calendar.ScheduleItems[0].Recurrence?.Exceptions).toMatchObject([
+      { NewStartTime: '2026-01-07T12:00:00Z' },
+    ]);
+    expect(calendar.skipped).toEqual([
+      {
+        line: 15,
+        component: 'VEVENT',
+        uid: 'm',
+        reason:
+          'line 15: VEVENT: an older version (SEQUENCE 1) of the VEVENT at line 8 (SEQUENCE 2), which replaces it',
+      },
+    ]);
+    // Same SEQUENCE: the later DTSTAMP; same DTSTAMP too: the later in the file.
+    const byStamp = importCalendar(
+      ics(
+        ...event('UID:m', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY'),
+        ...override('SEQUENCE:1', 'DTSTAMP:20260103T000000Z', '20260107T120000Z'),
+        ...override('SEQUENCE:1', 'DTSTAMP:20260102T000000Z', '20260107T110000Z'),
+        ...override('SEQUENCE:1', 'DTSTAMP:20260103T000000Z', '20260107T130000Z'),
+      ),
+    );
+    expect(byStamp.ScheduleItems[0].Recurrence?.Exceptions).toMatchObject([
+      { NewStartTime: '2026-01-07T13:00:00Z' },
+    ]);
+    expect(byStamp.skipped.map((entry) => entry.line)).toEqual([8, 15]);
+  });
+
+  it('treats overrides naming one occurrence in different spellings as versions too', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:w', 'DTSTART;TZID=Europe/Berlin:20260105T090000', 'RRULE:FREQ=DAILY'),
+        ...event('UID:w', 'SEQUENCE:2', 'RECURRENCE-ID:20260107T080000Z', 'DTSTART:20260107T120000Z'),
+        ...event(
+          'UID:w',
+          'SEQUENCE:1',
+          'RECURRENCE-ID;TZID=Europe/Berlin:20260107T090000',
+          'DTSTART:20260107T110000Z',
+        ),
+      ),
+    );
+    expect(calendar.ScheduleItems[0].Recurrence?.Exceptions).toMatchObject([
+      { OriginalTime: '2026-01-07T09:00:00+01:00', NewStartTime: '2026-01-07T13:00:00+01:00' },
+    ]);
+    expect(calendar.skipped.map((entry) => entry.line)).toEqual([14]);
+  });
+
+  it('keeps the newest of several masters with one UID; a feed repeating one UID for different events imports each', () => {
+    const versions = importCalendar(
+      ics(
+        ...event('UID:v', 'SEQUENCE:3', 'DTSTART:20260105T090000Z'),
+        ...event('UID:v', 'SEQUENCE:1', 'DTSTART:20260106T090000Z'),
+        ...event('UID:v', 'SEQUENCE:3', 'DTSTART:20260105T090000Z', 'SUMMARY:copy'),
+      ),
+    );
+    expect(versions.ScheduleItems).toMatchObject([{ Name: 'copy', Start: '2026-01-05T09:00:00Z' }]);
+    expect(versions.skipped.map((entry) => entry.line)).toEqual([3, 8]);
+    const feed = importCalendar(
+      ics(...event('UID:same', 'DTSTART:20260105T090000Z'), ...event('UID:same', 'DTSTART:20260106T090000Z')),
+    );
+    expect(feed.ScheduleItems.map((item) => item.Start)).toEqual([
+      '2026-01-05T09:00:00Z',
+      '2026-01-06T09:00:00Z',
+    ]);
+    expect(feed.skipped).toEqual([]);
+    expect(feed.sources).toEqual([
+      { line: 3, uid: 'same' },
+      { line: 7, uid: 'same' },
+    ]);
+  });
+
+  it('derives a stable UID for an event without one (SHA-256 of DTSTART, SUMMARY, RRULE)', () => {
+    const text = ics(
+      ...event('SUMMARY:OWA', 'DTSTART:20260105T090000Z'),
+      ...event('UID:x', 'DTSTART:20260105T090000Z'),
+    );
+    const first = importCalendar(text);
+    expect(first.ScheduleItems).toHaveLength(2);
+    expect(first.sources[0].uid).toMatch(/^[0-9a-f]{32}@derived-uid\.platform-api$/);
+    expect(importCalendar(text).sources[0].uid).toBe(first.sources[0].uid);
+    const other = importCalendar(ics(...event('SUMMARY:OWA 2', 'DTSTART:20260105T090000Z')));
+    expect(other.sources[0].uid).not.toBe(first.sources[0].uid);
+  });
+
+  it('drops items refused later and maps the remaining fields to their lines', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:a', 'DTSTART:20260105T090000Z'),
+        ...event('UID:b', 'DTSTART:20260106T090000Z', 'RRULE:FREQ=DAILY'),
+      ),
+    );
+    const rest = withoutItems(calendar, new Map([[0, 'line 3: refused']]));
+    expect(rest.ScheduleItems).toMatchObject([{ Start: '2026-01-06T09:00:00Z' }]);
+    expect(rest.skipped).toEqual([{ line: 3, component: 'VEVENT', uid: 'a', reason: 'line 3: refused' }]);
+    expect(rest.lineOf('ScheduleItems[0].Recurrence.Pattern')).toEqual({ line: 10, property: 'RRULE' });
+  });
+});
+
+describe('importCalendar: vendor quirks read as meant', () => {
+  it('Exchange’s quoted TZID holding the value', () => {
+    expect(repairContentLine('DTSTART;TZID="W. Europe Standard Time:20200609T090000"', 'DTSTART')).toBe(
+      'DTSTART;TZID="W. Europe Standard Time":20200609T090000',
+    );
+    // A correctly quoted parameter with a colon is left alone.
+    expect(repairContentLine('DTSTART;TZID="a:b":20200609T090000', 'DTSTART')).toBe(
+      'DTSTART;TZID="a:b":20200609T090000',
+    );
+    const [item] = items(ics(...event('UID:q', 'DTSTART;TZID="W. Europe Standard Time:20200609T090000"')));
+    expect(item).toMatchObject({ Start: '2020-06-09T09:00:00+02:00', StartTimeZone: 'Europe/Berlin' });
+  });
+
+  it('CDO’s spaces in BYDAY lists', () => {
+    const [item] = items(
+      ics(
+        ...event(
+          'UID:d',
+          'DTSTART:20150703T080000Z',
+          'RRULE:FREQ=DAILY;UNTIL=20150722T080000Z;INTERVAL=1;BYDAY=MO, TU, WE, TH, FR',
+          ' ;WKST=SU',
+        ),
+      ),
+    );
+    expect(item.Recurrence?.Pattern).toBe(
+      'FREQ=DAILY;UNTIL=20150722T080000Z;INTERVAL=1;BYDAY=MO,TU,WE,TH,FR;WKST=SU',
+    );
+  });
+
+  it('Google Birthdays’ date with Z (RDATE:20131210Z) is that date', () => {
+    const [item] = items(
+      ics(
+        ...event(
+          'UID:b',
+          'DTSTART;VALUE=DATE:20131210',
+          'DTEND;VALUE=DATE:20131211',
+          'RRULE:FREQ=YEARLY',
+          'RDATE:20131210Z',
+        ),
+      ),
+    );
+    expect(item.Recurrence?.RecurrenceDates).toEqual(['2013-12-10T00:00:00Z']);
+  });
+
+  it('a bare date in EXDATE/RDATE of a timed series is the occurrence on that local date', () => {
+    const [item] = items(
+      ics(
+        ...event(
+          'UID:e',
+          'DTSTART;TZID=America/New_York:20200109T093000',
+          'RRULE:FREQ=WEEKLY',
+          'EXDATE:20200116',
+          'EXDATE;VALUE=DATE:20200123',
+          'RDATE;VALUE=DATE:20200704',
+        ),
+      ),
+    );
+    expect(item.Recurrence).toMatchObject({
+      ExceptionDates: ['2020-01-16T09:30:00-05:00', '2020-01-23T09:30:00-05:00'],
+      RecurrenceDates: ['2020-07-04T09:30:00-04:00'],
+    });
+    const [utc] = items(
+      ics(...event('UID:u', 'DTSTART:20200109T143000Z', 'RRULE:FREQ=DAILY', 'EXDATE:20200116')),
+    );
+    expect(utc.Recurrence?.ExceptionDates).toEqual(['2020-01-16T14:30:00Z']);
+  });
+
+  it('a floating UNTIL is read in DTSTART’s zone (kept as written for the engine)', () => {
+    const [item] = items(
+      ics(
+        ...event(
+          'UID:f',
+          'DTSTART;TZID=Europe/Berlin:20260105T090000',
+          'RRULE:FREQ=DAILY;UNTIL=20260107T090000',
+        ),
+      ),
+    );
+    const series = compileSeries(item);
+    expect(
+      series
+        .occurrencesIn(Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1), 10)
+        .map(({ start }) => new Date(start).toISOString()),
+    ).toEqual(['2026-01-05T08:00:00.000Z', '2026-01-06T08:00:00.000Z', '2026-01-07T08:00:00.000Z']);
+  });
+});
+
 describe('zones', () => {
   it.each([
     ['W. Europe Standard Time', 'Europe/Berlin'],
@@ -412,8 +692,48 @@ describe('zones', () => {
     ['/softwarestudio.org/Tzfile/Europe/Paris', 'Europe/Paris'],
     ['europe/berlin', 'Europe/Berlin'],
     ['Customized Time Zone', undefined],
+    ['/Europe/Stockholm', 'Europe/Stockholm'],
+    ['/mozilla.org/20070129_1/Europe/Stockholm', 'Europe/Stockholm'],
+    ['(UTC-05:00) Eastern Time (US & Canada)', 'America/New_York'],
+    ['Eastern Time (US & Canada)', 'America/New_York'],
+    ['(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna', 'Europe/Berlin'],
+    ['Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna', 'Europe/Berlin'],
+    ['Amsterdam, Belgrade, Berlin, Brussels, …', 'Europe/Berlin'],
+    ['(GMT+02:00) Athens, Bucharest, Istanbul', 'Europe/Bucharest'],
+    ['(UTC+05:30) Chennai, Kolkata, Mumbai, New Delhi', 'Asia/Kolkata'],
+    ['UTC+01', undefined],
   ])('%s by name → %s', (name, zone) => {
     expect(zoneFromName(name)).toBe(zone);
+  });
+
+  it.each([
+    ['UTC+01', 3_600_000],
+    ['GMT-05:00', -18_000_000],
+    ['UTC+0530', 19_800_000],
+    ['(UTC+01:00) Somewhere new', 3_600_000],
+    ['UTC', undefined],
+    ['UTC+15', undefined],
+  ])('offset spelled by %s: %s ms', (name, offset) => {
+    expect(offsetFromName(name)).toBe(offset);
+  });
+
+  it('takes a name that is only an offset as a fixed zone where nothing better is named', () => {
+    const at = Date.UTC(2020, 3, 16);
+    expect(resolveTzid('UTC+01', undefined, at, at)).toEqual({ zone: 'Etc/GMT-1', source: 'fixed-offset' });
+    expect(resolveTzid('GMT-05:00', undefined, at, at)).toEqual({
+      zone: 'Etc/GMT+5',
+      source: 'fixed-offset',
+    });
+    expect(resolveTzid('UTC+05:30', undefined, at, at)).toEqual({
+      zone: 'Asia/Kolkata',
+      source: 'fixed-offset',
+    });
+    expect(
+      resolveTzid('(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna', undefined, at, at),
+    ).toEqual({
+      zone: 'Europe/Berlin',
+      source: 'name',
+    });
   });
 
   const vtimezone = (lines: string[]) =>

@@ -2,9 +2,12 @@
 // SUMMARY → Name, DTSTART/DTEND (or DURATION, §3.8.2.5) → Start/End, the zone of DTSTART → StartTimeZone,
 // RRULE (§3.8.5.3) → Recurrence.Pattern, RDATE/EXDATE (§3.8.5.2/§3.8.5.1) → RecurrenceDates/ExceptionDates,
 // RECURRENCE-ID overrides (§3.8.4.4) → Exceptions (moved, or IsDeleted for STATUS:CANCELLED). Times are written as
-// local date-times with their UTC offset in the item's zone, so the stored text is unambiguous. What the service
-// cannot represent is refused, naming the line, never dropped. The result still goes through the same DTO
-// validation and recurrence engine as POST /api/v1/Schedule; `lineOf` maps the fields those name back to lines.
+// local date-times with their UTC offset in the item's zone, so the stored text is unambiguous. A component the
+// service cannot represent or that is broken (a to-do, a cancelled event, an impossible date, …) is skipped and
+// reported with its line, UID and reason; only a calendar with nothing importable left is refused. Of several
+// versions of one component (same UID and RECURRENCE-ID) the highest SEQUENCE wins (RFC 5546 §2.1.4), then the
+// latest DTSTAMP, then the last in the file. The result still goes through the same DTO validation and recurrence
+// engine as POST /api/v1/Schedule; `lineOf` maps the fields those name back to lines.
 import ICAL from 'ical.js';
 import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.js';
 import { parseDuration } from '../recurrence/iso-duration.js';
@@ -13,9 +16,11 @@ import {
   IcalSyntaxError,
   paramOf,
   parseCalendar,
+  textOf,
   type IcalComponent,
   type IcalProperty,
 } from './ical-content.js';
+import { compareVersions, derivedUid, isVersionOf, sequenceOf, uidOf } from './ical-versions.js';
 import { resolveTzid, zoneFromName } from './ical-zones.js';
 
 /** The ScheduleInput limit (ScheduleItems ≤ 100). */
@@ -62,10 +67,62 @@ export interface LineRef {
   readonly property: string;
 }
 
+/** A component left out of the import, and why. */
+export interface SkippedComponent {
+  /** Line of its BEGIN. */
+  readonly line: number;
+  /** VEVENT, VTODO, VTIMEZONE, … */
+  readonly component: string;
+  readonly uid: string | null;
+  /** `line 12: DTSTART: "20261301T090000" is not a date-time …`: the line and property at fault. */
+  readonly reason: string;
+}
+
+/** Where an item came from: its VEVENT's line and UID (as written, or derived when the VEVENT had none). */
+export interface ItemSource {
+  readonly line: number;
+  readonly uid: string;
+}
+
 export interface ImportedCalendar {
   readonly ScheduleItems: ImportedItem[];
+  readonly sources: readonly ItemSource[];
+  /** Components left out, in file order. */
+  readonly skipped: readonly SkippedComponent[];
   /** The line behind a ScheduleInput field path (`ScheduleItems[2].Recurrence.Pattern`), or its nearest parent's. */
   lineOf(field: string): LineRef | undefined;
+}
+
+/**
+ * The calendar without the items the service refused after the import (the DTO or the engine named them), each
+ * reported as skipped with its reason; field paths of the remaining items still lead to their lines.
+ */
+export function withoutItems(
+  calendar: ImportedCalendar,
+  reasons: ReadonlyMap<number, string>,
+): ImportedCalendar {
+  const kept: number[] = [];
+  calendar.ScheduleItems.forEach((_item, index) => {
+    if (!reasons.has(index)) kept.push(index);
+  });
+  const dropped: SkippedComponent[] = [...reasons].map(([index, reason]) => ({
+    line: calendar.sources[index].line,
+    component: 'VEVENT',
+    uid: calendar.sources[index].uid,
+    reason,
+  }));
+  return {
+    ScheduleItems: kept.map((index) => calendar.ScheduleItems[index]),
+    sources: kept.map((index) => calendar.sources[index]),
+    skipped: [...calendar.skipped, ...dropped].sort((a, b) => a.line - b.line),
+    lineOf(field: string): LineRef | undefined {
+      const renamed = field.replace(/^ScheduleItems\[(\d+)\]/, (whole, index: string) => {
+        const original = kept[Number(index)];
+        return original === undefined ? whole : `ScheduleItems[${original}]`;
+      });
+      return calendar.lineOf(renamed);
+    },
+  };
 }
 
 export interface IcalProblem {
@@ -108,10 +165,11 @@ interface IcalTime {
   readonly zone?: string;
 }
 
-const DATE = /^(\d{4})(\d{2})(\d{2})$/;
+// Google's birthday calendar writes `RDATE:20131210Z`: a date with a Z, read as that date.
+const DATE = /^(\d{4})(\d{2})(\d{2})Z?$/i;
 const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/i;
 const FREQUENCIES = ['SECONDLY', 'MINUTELY', 'HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
-/** Components of a VCALENDAR that hold no events; refused rather than dropped. */
+/** Components of a VCALENDAR that hold no events; skipped and reported. */
 const UNREPRESENTABLE: Record<string, string> = {
   VTODO: 'to-dos',
   VJOURNAL: 'journal entries',
@@ -137,6 +195,9 @@ const READ = new Set([
   'RECURRENCE-ID',
 ]);
 
+/** Properties whose date values may name a series' occurrence by its date alone (Outlook's `EXDATE:20200116`). */
+const OCCURRENCE_LISTS = new Set(['RDATE', 'EXDATE', 'RECURRENCE-ID']);
+
 /** `body`: the request's octets (decoded per `charset`, UTF-8 by default) or, in tests, text. */
 export function importCalendar(body: string | Buffer, charset?: string): ImportedCalendar {
   let calendar: IcalComponent;
@@ -151,15 +212,22 @@ export function importCalendar(body: string | Buffer, charset?: string): Importe
   return new CalendarImport(calendar).run();
 }
 
-interface EventGroup {
+interface EventEntry {
+  event: IcalComponent;
   uid: string;
-  master: IcalComponent | undefined;
   overrides: IcalComponent[];
+  orphan: boolean;
 }
 
 class CalendarImport {
+  /** Problems with the calendar as a whole: any of them refuses the import. */
   private readonly problems: IcalProblem[] = [];
+  private readonly skipped: SkippedComponent[] = [];
+  /** The refusals behind `skipped`: the answer's errors when nothing importable remains. */
+  private readonly skippedProblems: IcalProblem[] = [];
   private readonly fieldLines = new Map<string, LineRef>();
+  /** Notes of the item being built, kept only if it is built. */
+  private pendingLines = new Map<string, LineRef>();
   private readonly vtimezones = new Map<string, IcalComponent>();
   /** Wall-time span of the values using each TZID: the span its VTIMEZONE is compared over. */
   private readonly tzidSpans = new Map<string, { from: number; to: number }>();
@@ -171,37 +239,44 @@ class CalendarImport {
 
   run(): ImportedCalendar {
     const events = this.collectComponents();
-    const groups = this.groupEvents(events);
+    const entries = this.entriesOf(events);
     const items: ImportedItem[] = [];
-    let itemCount = 0;
-    for (const group of groups) {
-      const entries =
-        group.master !== undefined
-          ? [{ event: group.master, overrides: group.overrides }]
-          : // Overrides whose master is not in the file (an invitation to some instances only): each is an event.
-            group.overrides.map((event) => ({ event, overrides: [] as IcalComponent[] }));
-      for (const { event, overrides } of entries) {
-        itemCount++;
-        if (itemCount === MAX_IMPORTED_ITEMS + 1) {
-          this.attempt(() =>
-            refuse(
-              event,
-              `the calendar has more than ${MAX_IMPORTED_ITEMS} events (VEVENTs without RECURRENCE-ID, one per UID); ` +
-                `a schedule holds at most ${MAX_IMPORTED_ITEMS} items: split the calendar`,
-            ),
-          );
-        }
-        if (itemCount > MAX_IMPORTED_ITEMS) continue;
-        const index = items.length;
-        const item = this.attempt(() => this.buildItem(index, event, overrides, group.master === undefined));
-        // A placeholder keeps later items' indexes (and their lines) right; nothing is stored when there are problems.
-        items.push(item ?? { Name: null, Start: '', End: '', StartTimeZone: 'UTC', Recurrence: null });
+    const sources: ItemSource[] = [];
+    for (const { event, uid, overrides, orphan } of entries) {
+      this.pendingLines = new Map();
+      const index = items.length;
+      const item = this.skipOnRefusal(event, uid, () => this.buildItem(index, event, uid, overrides, orphan));
+      if (item === undefined) continue;
+      if (items.length === MAX_IMPORTED_ITEMS) {
+        this.attempt(() =>
+          refuse(
+            event,
+            `the calendar has more than ${MAX_IMPORTED_ITEMS} events (VEVENTs without RECURRENCE-ID, one per UID); ` +
+              `a schedule holds at most ${MAX_IMPORTED_ITEMS} items: split the calendar`,
+          ),
+        );
+        break;
       }
+      for (const [field, at] of this.pendingLines) this.fieldLines.set(field, at);
+      items.push(item);
+      sources.push({ line: event.line, uid });
     }
-    if (this.problems.length > 0) throw new IcalImportError(this.problems);
+    if (this.problems.length > 0 || items.length === 0) {
+      const problems = [...this.problems, ...this.skippedProblems];
+      if (events.length === 0) {
+        problems.push({
+          line: this.calendar.line,
+          property: this.calendar.name,
+          message: 'the calendar has no VEVENT; there is nothing to import',
+        });
+      }
+      throw new IcalImportError(problems.slice(0, MAX_PROBLEMS));
+    }
     const fieldLines = this.fieldLines;
     return {
       ScheduleItems: items,
+      sources,
+      skipped: [...this.skipped].sort((a, b) => a.line - b.line),
       lineOf(field: string): LineRef | undefined {
         for (let path = field; path !== ''; path = parentPath(path)) {
           const found = fieldLines.get(path);
@@ -212,6 +287,7 @@ class CalendarImport {
     };
   }
 
+  /** A refusal of the calendar as a whole. */
   private attempt<T>(work: () => T): T | undefined {
     try {
       return work();
@@ -224,7 +300,40 @@ class CalendarImport {
     }
   }
 
-  /** VTIMEZONEs by TZID and the VEVENTs; anything that is neither is refused (X- components are extensions). */
+  /** Runs `work` for one component; a refusal skips that component and reports it. */
+  private skipOnRefusal<T>(component: IcalComponent, uid: string | null, work: () => T): T | undefined {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      this.skip(component, uid, { line: error.line, property: error.property, message: error.message });
+      return undefined;
+    }
+  }
+
+  private skip(component: IcalComponent, uid: string | null, problem: IcalProblem): void {
+    this.skipped.push({
+      line: component.line,
+      component: component.name,
+      uid,
+      reason: describeProblem(problem),
+    });
+    this.skippedProblems.push(problem);
+  }
+
+  /** A component with a line ical.js could not parse is skipped (named by its first broken line). */
+  private skipIfBroken(component: IcalComponent): boolean {
+    const broken = component.broken[0];
+    if (broken === undefined) return false;
+    this.skip(component, uidOf(component) ?? null, {
+      line: broken.line,
+      property: broken.property,
+      message: broken.message,
+    });
+    return true;
+  }
+
+  /** VTIMEZONEs by TZID and the VEVENTs; to-dos, journals, … are skipped (X- components are extensions). */
   private collectComponents(): IcalComponent[] {
     const calendar = this.calendar;
     for (const property of calendar.properties) {
@@ -247,24 +356,27 @@ class CalendarImport {
     const events: IcalComponent[] = [];
     for (const component of calendar.components) {
       if (component.name === 'VEVENT') {
-        events.push(component);
+        if (!this.skipIfBroken(component)) events.push(component);
       } else if (component.name === 'VTIMEZONE') {
+        if (this.skipIfBroken(component)) continue;
         const tzid = component.properties.find((property) => property.name === 'TZID');
-        if (tzid === undefined) this.attempt(() => refuse(component, 'a VTIMEZONE without TZID'));
-        else this.vtimezones.set(textOf(tzid), component);
+        if (tzid === undefined) {
+          this.skip(component, null, {
+            line: component.line,
+            property: component.name,
+            message: 'a VTIMEZONE without TZID',
+          });
+        } else this.vtimezones.set(textOf(tzid), component);
       } else if (!component.name.startsWith('X-')) {
         const what = UNREPRESENTABLE[component.name];
-        this.attempt(() =>
-          refuse(
-            component,
+        this.skip(component, uidOf(component) ?? null, {
+          line: component.line,
+          property: component.name,
+          message:
             `${what === undefined ? `${component.name} components` : `${component.name} components (${what})`} ` +
-              'cannot be represented: a schedule holds events (VEVENT) only; remove them from the calendar',
-          ),
-        );
+            'cannot be represented: a schedule holds events (VEVENT) only',
+        });
       }
-    }
-    if (events.length === 0 && this.problems.length === 0) {
-      this.attempt(() => refuse(calendar, 'the calendar has no VEVENT; there is nothing to import'));
     }
     for (const event of events) this.noteTzidSpans(event);
     return events;
@@ -289,50 +401,69 @@ class CalendarImport {
     }
   }
 
-  /** Masters and overrides by UID, in the order each UID first appears. */
-  private groupEvents(events: IcalComponent[]): EventGroup[] {
-    const groups = new Map<string, EventGroup>();
+  /**
+   * The events to build, in the order each first appears: per UID its masters (VEVENTs without RECURRENCE-ID) with
+   * the overrides, or — when the file has no master for the UID (an invitation to some instances only) — each
+   * override as an event of its own. Versions of one component are reduced to the winner (`newer`); the others are
+   * reported as skipped. Two masters with one UID are versions of each other when their SEQUENCE differs (a revision,
+   * RFC 5546 §2.1.4) or when their DTSTART is the same (a copy or an edit that did not move it); otherwise they are
+   * different events that a feed gave one UID, and each is imported (overrides go with the first of them).
+   */
+  private entriesOf(events: IcalComponent[]): EventEntry[] {
+    const groups = new Map<string, { masters: IcalComponent[]; overrides: Map<string, IcalComponent> }>();
     for (const event of events) {
-      const uid = event.properties.find((property) => property.name === 'UID');
-      if (uid === undefined) {
-        this.attempt(() =>
-          refuse(
-            event,
-            'a VEVENT without UID (RFC 5545 §3.6.1 requires one; overrides are matched to their event by it)',
-          ),
-        );
+      const uid = uidOf(event) ?? derivedUid(event);
+      let group = groups.get(uid);
+      if (group === undefined) {
+        group = { masters: [], overrides: new Map() };
+        groups.set(uid, group);
+      }
+      const recurrenceId = event.properties.find((property) => property.name === 'RECURRENCE-ID');
+      if (recurrenceId !== undefined) {
+        const key = `${paramOf(recurrenceId, 'tzid') ?? ''}|${recurrenceId.raw.trim().toUpperCase()}`;
+        const other = group.overrides.get(key);
+        group.overrides.set(key, other === undefined ? event : this.newerOf(other, event, uid));
         continue;
       }
-      const key = textOf(uid);
-      let group = groups.get(key);
-      if (group === undefined) {
-        group = { uid: key, master: undefined, overrides: [] };
-        groups.set(key, group);
-      }
-      if (event.properties.some((property) => property.name === 'RECURRENCE-ID')) {
-        group.overrides.push(event);
-      } else if (group.master !== undefined) {
-        const first = group.master.line;
-        this.attempt(() =>
-          refuse(
-            event,
-            `a second VEVENT with UID "${key}" and no RECURRENCE-ID (the first is at line ${first})`,
-          ),
-        );
-      } else {
-        group.master = event;
-      }
+      const at = group.masters.findIndex((master) => isVersionOf(master, event));
+      if (at < 0) group.masters.push(event);
+      else group.masters[at] = this.newerOf(group.masters[at], event, uid);
     }
-    return [...groups.values()];
+    const entries: EventEntry[] = [];
+    for (const [uid, group] of groups) {
+      const overrides = [...group.overrides.values()].sort((a, b) => a.line - b.line);
+      if (group.masters.length === 0) {
+        for (const event of overrides) entries.push({ event, uid, overrides: [], orphan: true });
+        continue;
+      }
+      group.masters.forEach((event, index) =>
+        entries.push({ event, uid, overrides: index === 0 ? overrides : [], orphan: false }),
+      );
+    }
+    return entries.sort((a, b) => a.event.line - b.event.line);
+  }
+
+  /** The newer of two versions of one component (the later in the file on a tie); the other is reported. */
+  private newerOf(earlier: IcalComponent, later: IcalComponent, uid: string): IcalComponent {
+    const [older, newer] = compareVersions(earlier, later) > 0 ? [later, earlier] : [earlier, later];
+    this.skip(older, uid, {
+      line: older.line,
+      property: older.name,
+      message:
+        `an older version (SEQUENCE ${sequenceOf(older)}) of the ${newer.name} at line ${newer.line} ` +
+        `(SEQUENCE ${sequenceOf(newer)}), which replaces it`,
+    });
+    return newer;
   }
 
   private note(field: string, at: IcalProperty | IcalComponent): void {
-    this.fieldLines.set(field, { line: at.line, property: at.name });
+    this.pendingLines.set(field, { line: at.line, property: at.name });
   }
 
   private buildItem(
     index: number,
     event: IcalComponent,
+    uid: string,
     overrides: IcalComponent[],
     orphan: boolean,
   ): ImportedItem {
@@ -360,10 +491,7 @@ class CalendarImport {
     }
     const status = props.get('STATUS')?.[0];
     if (status !== undefined && status.raw.trim().toUpperCase() === 'CANCELLED') {
-      refuse(
-        status,
-        'a cancelled event (STATUS:CANCELLED) cannot be represented; remove it from the calendar',
-      );
+      refuse(status, 'a cancelled event (STATUS:CANCELLED) has no occurrences to schedule');
     }
     if (orphan) {
       const range = props.get('RECURRENCE-ID')?.[0];
@@ -413,8 +541,11 @@ class CalendarImport {
       // The DTO names the list when it is too long: point at the first override over its 1,000.
       this.note(`${path}.Recurrence.Exceptions`, overrides[Math.min(overrides.length, MAX_LIST) - 1]);
     }
-    for (const override of overrides) {
-      const exception = this.attempt(() => this.exceptionOf(path, exceptions.length, override, timing));
+    for (const override of this.latestVersions(overrides, timing, uid)) {
+      // A broken override is skipped alone; the series and its other overrides are imported.
+      const exception = this.skipOnRefusal(override, uid, () =>
+        this.exceptionOf(path, exceptions.length, override, timing),
+      );
       if (exception !== undefined && exception !== null) exceptions.push(exception);
     }
     if (exceptions.length > 0) recurrence.Exceptions = exceptions;
@@ -526,6 +657,31 @@ class CalendarImport {
     return entries;
   }
 
+  /**
+   * Overrides of one occurrence written differently (`RECURRENCE-ID:20260107T080000Z` and
+   * `RECURRENCE-ID;TZID=Europe/Berlin:20260107T090000`) are versions too: the newest is kept, the others reported.
+   * Overrides whose RECURRENCE-ID cannot be read are kept, so building them reports why.
+   */
+  private latestVersions(overrides: IcalComponent[], timing: Timing, uid: string): IcalComponent[] {
+    const chosen = new Map<number, IcalComponent>();
+    const unread = new Set<IcalComponent>();
+    for (const override of overrides) {
+      const recurrenceId = override.properties.find((property) => property.name === 'RECURRENCE-ID')!;
+      let original: number;
+      try {
+        original = this.seriesInstant(this.singleTime(recurrenceId), recurrenceId, timing);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        unread.add(override);
+        continue;
+      }
+      const other = chosen.get(original);
+      chosen.set(original, other === undefined ? override : this.newerOf(other, override, uid));
+    }
+    const kept = new Set(chosen.values());
+    return overrides.filter((override) => kept.has(override) || unread.has(override));
+  }
+
   /** A RECURRENCE-ID override as an exception; null when it changes neither start nor end. */
   private exceptionOf(
     path: string,
@@ -604,7 +760,7 @@ class CalendarImport {
   /**
    * The instant a RECURRENCE-ID, RDATE or EXDATE names in a series. On an all-day series a date-time names its
    * calendar date (Exchange writes `RECURRENCE-ID;TZID=…:20200416T000000` on all-day series); on a timed series a
-   * date names no single start and is refused.
+   * date names the occurrence on that date.
    */
   private seriesInstant(time: IcalTime, property: IcalProperty, timing: Timing): number {
     if (timing.start.kind === 'date') {
@@ -612,10 +768,13 @@ class CalendarImport {
       return zoneRules(timing.zone).instantOf(Math.floor(wall / MS_PER_DAY) * MS_PER_DAY);
     }
     if (time.kind === 'date') {
-      refuse(
-        property,
-        'a date names no occurrence of a series whose DTSTART has a time; give the date-time of the occurrence',
-      );
+      // Outlook writes `EXDATE:20200116` in a timed series: the occurrence on that local date, i.e. the series'
+      // time of day on that date in DTSTART's zone.
+      const start = timing.start;
+      const timeOfDay =
+        (start.kind === 'utc' ? zoneRules(timing.zone).wallOf(timing.startInstant) : start.wallMs) %
+        MS_PER_DAY;
+      return zoneRules(timing.zone).instantOf(time.wallMs + timeOfDay);
     }
     return this.instantOf(time);
   }
@@ -636,6 +795,12 @@ class CalendarImport {
     const times: IcalTime[] = [];
     for (const raw of property.raw.split(',')) {
       const token = raw.trim();
+      const bareDate = !isDate && OCCURRENCE_LISTS.has(property.name) ? DATE.exec(token) : null;
+      if (bareDate !== null && wallOf(bareDate) !== undefined) {
+        // A date without VALUE=DATE naming an occurrence (`EXDATE:20200116`): read as the date it is.
+        times.push({ kind: 'date', wallMs: wallOf(bareDate)! });
+        continue;
+      }
       const match = (isDate ? DATE : DATE_TIME).exec(token);
       const wall = match === null ? undefined : wallOf(match);
       if (wall === undefined) {
@@ -732,12 +897,6 @@ interface Timing {
   endProperty: IcalProperty | undefined;
   /** Recurrence.Duration for recurring items: DURATION as written, or whole days for all-day events. */
   durationText: string | undefined;
-}
-
-/** A TEXT value unescaped by ical.js (§3.3.11), else the text as written. */
-function textOf(property: IcalProperty): string {
-  const value = property.values[0];
-  return typeof value === 'string' ? value : property.raw;
 }
 
 function propertiesByName(component: IcalComponent): Map<string, IcalProperty[]> {
