@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -9,6 +11,9 @@ import { portableQuery } from '../database/portable-sql.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { MetricsService } from '../http/metrics.service.js';
 import { ShutdownState } from './shutdown-state.js';
+
+/** Free space below which a SQLite instance that ran out of storage stays unready. */
+const SQLITE_ROOM_BYTES = 1024 * 1024;
 
 /** A durable one-row write (the rate-limit table exists on both engines; the key is never a client's bucket). */
 const STORAGE_PROBE_KEY = 'platform:storage-probe';
@@ -83,6 +88,11 @@ export class HealthController {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The database is not reachable.');
     }
     if (this.database.storageFull) {
+      // On SQLite a write that failed half-way leaves room in the WAL that the probe's one row fits into while
+      // ordinary writes still fail: ask the file system for room first.
+      if (!this.sqliteHasRoom()) {
+        throw new PlatformError(PlatformErrorCode.ServiceUnavailable, "The database's storage is full.");
+      }
       try {
         await portableQuery(this.dataSource, STORAGE_PROBE, [STORAGE_PROBE_KEY, Date.now()]);
       } catch {
@@ -90,6 +100,18 @@ export class HealthController {
       }
     }
     return { Status: 'Ready', Database: this.dataSource.options.type };
+  }
+
+  private sqliteHasRoom(): boolean {
+    const file =
+      this.dataSource.options.type === 'better-sqlite3' ? this.dataSource.options.database : undefined;
+    if (typeof file !== 'string' || file === ':memory:') return true;
+    try {
+      const stats = fs.statfsSync(path.dirname(file));
+      return stats.bavail * stats.bsize >= SQLITE_ROOM_BYTES;
+    } catch {
+      return true;
+    }
   }
 
   /** Prometheus exposition; needs an admin key unless METRICS_PUBLIC=true. */
