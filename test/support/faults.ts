@@ -1,9 +1,10 @@
 // Helpers for the fault suite (test/faults): HTTP writers that record every answer, a tmpfs to fill, a private
 // PostgreSQL cluster to stop and start. Everything here only talks to loopback addresses and cleans up what it made.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, type RunningServer } from './spawn.js';
 
@@ -337,22 +338,31 @@ export interface PrivateCluster {
   dir: string;
   port: number;
   url: string;
-  start(): void;
-  stop(mode: 'fast' | 'immediate'): void;
+  start(): Promise<void>;
+  stop(mode: 'fast' | 'immediate'): Promise<void>;
   /** Stops (immediate) and deletes the cluster; safe to call twice. */
-  destroy(): void;
+  destroy(): Promise<void>;
   log(): string;
 }
 
-const asPostgres = (args: string[], timeoutMs = 60_000): string => {
-  const command = process.getuid?.() === 0 ? 'runuser' : args[0];
-  const argv = process.getuid?.() === 0 ? ['-u', 'postgres', '--', ...args] : args.slice(1);
-  const result = spawnSync(command, argv, { timeout: timeoutMs, encoding: 'utf8' });
-  if (result.status !== 0) {
-    throw new Error(`${args.join(' ')} failed (${result.status}): ${result.stderr || String(result.error)}`);
+const execFileAsync = promisify(execFile);
+
+/** Runs a PostgreSQL tool as the postgres user when root (initdb and pg_ctl refuse root). */
+async function asPostgres(args: string[], timeoutMs = 60_000): Promise<void> {
+  const root = process.getuid?.() === 0;
+  try {
+    await execFileAsync(
+      root ? 'runuser' : args[0],
+      root ? ['-u', 'postgres', '--', ...args] : args.slice(1),
+      {
+        timeout: timeoutMs,
+      },
+    );
+  } catch (error) {
+    const failure = error as { stderr?: string; message: string };
+    throw new Error(`${args.join(' ')} failed: ${failure.stderr || failure.message}`);
   }
-  return result.stdout;
-};
+}
 
 /** Why a private cluster cannot be made here (null when it can). */
 export function privateClusterRefusal(): string | null {
@@ -366,9 +376,12 @@ export function privateClusterRefusal(): string | null {
   return null;
 }
 
+/**
+ * initdb + pg_ctl start of a cluster of its own in a temp folder, on a free loopback port (never the shared
+ * server). The caller must destroy() it.
+ */
 export async function startPrivateCluster(): Promise<PrivateCluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-api-pg-'));
-  if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir], { timeout: 5_000 });
   const port = await freePort();
   const data = path.join(dir, 'data');
   let running = false;
@@ -376,13 +389,14 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     dir,
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start: () => {
-      asPostgres([
+    start: async () => {
+      running = true;
+      await asPostgres([
         'pg_ctl',
         '-D',
         data,
         '-o',
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=40`,
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
         '-l',
         path.join(dir, 'log'),
         '-w',
@@ -390,19 +404,14 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
         '30',
         'start',
       ]);
-      running = true;
     },
-    stop: (mode) => {
-      asPostgres(['pg_ctl', '-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
+    stop: async (mode) => {
+      await asPostgres(['pg_ctl', '-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
       running = false;
     },
-    destroy: () => {
-      if (running && fs.existsSync(data)) {
-        try {
-          cluster.stop('immediate');
-        } catch {
-          // already down
-        }
+    destroy: async () => {
+      if (running && fs.existsSync(path.join(data, 'postmaster.pid'))) {
+        await cluster.stop('immediate').catch(() => undefined);
       }
       fs.rmSync(dir, { recursive: true, force: true });
     },
@@ -415,10 +424,21 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     },
   };
   try {
-    asPostgres(['initdb', '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
-    cluster.start();
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir], { timeout: 5_000 });
+    await asPostgres([
+      'initdb',
+      '-D',
+      data,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+      '--no-instructions',
+    ]);
+    await cluster.start();
   } catch (error) {
-    cluster.destroy();
+    await cluster.destroy();
     throw error;
   }
   return cluster;
