@@ -10,6 +10,7 @@ import {
   readBackProblems,
   sleep,
   statusCounts,
+  waitFor,
   writers,
   type Answer,
 } from '../support/faults.js';
@@ -41,7 +42,9 @@ describe('kill -9 under concurrent writers', () => {
     const base = `http://127.0.0.1:${first.port}`;
 
     const loop = new WriterLoop(writers(base, { schedules: 16, scim: 4, items: 3 }));
+    // ~1.5 s of writes, and at least 20 acknowledged (a loaded CI machine is slower), bounded.
     await sleep(1_500);
+    await waitFor(() => Promise.resolve(loop.acknowledged.length >= 20), 10_000, 50);
     await kill9(first);
     const answers: Answer[] = await loop.stop();
 
@@ -49,7 +52,7 @@ describe('kill -9 under concurrent writers', () => {
     // Before the kill: created; after it: no answer (0). Nothing else, in particular no 500.
     expect(Object.keys(counts).filter((status) => status !== '201' && status !== '0')).toEqual([]);
     const acknowledged = loop.acknowledged;
-    expect(acknowledged.length).toBeGreaterThan(20);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
     expect(acknowledged.every((answer) => answer.id !== null)).toBe(true);
 
     const second = await startServer(env(db));

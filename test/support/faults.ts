@@ -287,9 +287,14 @@ export function failureAnswerProblems(answer: Answer, status: 503 | 507): string
 /** SIGKILLs a spawned service and waits until it is gone. */
 export async function kill9(server: RunningServer): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => server.child.once('exit', () => resolve()));
+  let timer: NodeJS.Timeout | undefined;
+  const gone = new Promise<void>((resolve) => {
+    server.child.once('exit', () => resolve());
+    timer = setTimeout(resolve, 5_000);
+  });
   server.child.kill('SIGKILL');
-  await Promise.race([gone, sleep(5_000)]);
+  await gone;
+  clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
