@@ -30,7 +30,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const writersEnded = WriterLoop.stopAll();
   for (const server of servers) await kill9(server);
+  await writersEnded;
   await database?.drop();
 });
 

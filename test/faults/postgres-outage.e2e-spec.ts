@@ -56,7 +56,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  const writersEnded = WriterLoop.stopAll();
   if (server) await kill9(server);
+  await writersEnded;
   await cluster?.destroy();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });

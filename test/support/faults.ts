@@ -222,6 +222,16 @@ export class WriterLoop {
     private readonly maxPerWriter = 5_000,
   ) {
     this.done = Promise.all(writers.map((write) => this.loop(write, pauseMs))).then(() => undefined);
+    WriterLoop.started.add(this);
+  }
+
+  private static readonly started = new Set<WriterLoop>();
+
+  /** For afterAll: stops every loop still running (a test that failed midway left it), resolves once all ended. */
+  static stopAll(): Promise<void> {
+    const loops = [...WriterLoop.started];
+    WriterLoop.started.clear();
+    return Promise.all(loops.map((loop) => loop.stop())).then(() => undefined);
   }
 
   private async loop(write: () => Promise<Answer>, pauseMs: number): Promise<void> {
