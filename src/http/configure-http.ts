@@ -17,6 +17,8 @@ import { httpTracer } from '../tracing/http-tracing.js';
 import { tracing } from '../tracing/tracing.js';
 import { refuseNulCharacters } from '../validation/nul-characters.js';
 import { DirectRoutes } from './direct-routes.js';
+import { idempotencyOnRoute } from './idempotency.js';
+import { IdempotencyStore } from './idempotency-store.js';
 import { MetricsService } from './metrics.service.js';
 import { RateLimiter, sendTooManyRequests, type RateDecision } from './rate-limiter.js';
 import { routeLimitsOf } from './route-limits.js';
@@ -140,6 +142,9 @@ export async function configureHttp(
       ...(tracer === undefined ? [] : [tracer.onResponse]),
     ] as typeof route.onResponse;
   });
+
+  // After the hook above: a replay or a 409 comes after authentication and the tenant check.
+  fastify.addHook('onRoute', idempotencyOnRoute(app.get(IdempotencyStore), config));
 
   if (directRoutes !== undefined) {
     fastify.addHook('onReady', (done) => {

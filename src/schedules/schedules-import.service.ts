@@ -2,6 +2,7 @@
 // then goes through exactly what POST /api/v1/Schedule runs: the request DTO's validation and SchedulesService.create
 // (recurrence engine, one transaction). Every field those name is mapped back to the calendar line it came from.
 import { Injectable } from '@nestjs/common';
+import type { TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
 import { ScheduleInput } from './dto/schedule.dto.js';
@@ -21,7 +22,11 @@ const EXCEPTION_PATH = /ScheduleItems\[\d+\]\.Recurrence\.Exceptions\[\d+\]/g;
 export class SchedulesImportService {
   constructor(private readonly schedules: SchedulesService) {}
 
-  async importIcal(body: string | Buffer, charset?: string): Promise<WriteResult> {
+  async importIcal(
+    body: string | Buffer,
+    charset?: string,
+    idempotency?: TransactionalRecord,
+  ): Promise<WriteResult> {
     let calendar: ImportedCalendar;
     try {
       calendar = importCalendar(body, charset);
@@ -46,7 +51,7 @@ export class SchedulesImportService {
     if (!checked.ok) throw ScheduleError.invalid(atLines(checked.errors, calendar));
     let result: WriteResult;
     try {
-      result = await this.schedules.create(checked.value);
+      result = await this.schedules.create(checked.value, idempotency);
     } catch (error) {
       if (
         error instanceof ScheduleError &&
