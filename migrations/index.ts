@@ -14,6 +14,7 @@ import { RecurrenceDates1763780000750 } from './1763780000750-RecurrenceDates.js
 import { ScimUserEmails1763780000800 } from './1763780000800-ScimUserEmails.js';
 import { ScimUserCount1763780000900 } from './1763780000900-ScimUserCount.js';
 import { ScimCodePointOrder1763780001000 } from './1763780001000-ScimCodePointOrder.js';
+import { IdempotencyKeys1763780001100 } from './1763780001100-IdempotencyKeys.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   ScimUserEmails1763780000800,
   ScimUserCount1763780000900,
   ScimCodePointOrder1763780001000,
+  IdempotencyKeys1763780001100,
 ];

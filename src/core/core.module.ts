@@ -17,6 +17,8 @@ import { registerEntities } from '../database/entity-registry.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { HealthController } from '../health/health.controller.js';
 import { ShutdownState } from '../health/shutdown-state.js';
+import { IdempotencyKeyRecord } from '../http/entities/idempotency-key.entity.js';
+import { IdempotencyStore } from '../http/idempotency-store.js';
 import { MetricsService } from '../http/metrics.service.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Job, RateLimitRow } from '../jobs/entities/job.entity.js';
@@ -34,7 +36,7 @@ export interface CoreOptions {
   dataSource: DataSource;
 }
 
-registerEntities([ApiKey, Job, RateLimitRow]);
+registerEntities([ApiKey, Job, RateLimitRow, IdempotencyKeyRecord]);
 
 @Global()
 @Module({})
@@ -49,7 +51,7 @@ export class CoreModule {
           useFactory: () => dataSourceOptions(config),
           dataSourceFactory: () => Promise.resolve(dataSource),
         }),
-        TypeOrmModule.forFeature([ApiKey]),
+        TypeOrmModule.forFeature([ApiKey, IdempotencyKeyRecord]),
       ],
       controllers: [HealthController],
       providers: [
@@ -64,6 +66,7 @@ export class CoreModule {
         RateLimiter,
         MetricsService,
         JobsService,
+        IdempotencyStore,
         ShutdownState,
         { provide: DatabaseHealth, useValue: database },
         ApiKeyAuthenticator,
@@ -84,6 +87,7 @@ export class CoreModule {
         RateLimiter,
         MetricsService,
         JobsService,
+        IdempotencyStore,
         ShutdownState,
         DatabaseHealth,
         TypeOrmModule,

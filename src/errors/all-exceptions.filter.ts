@@ -45,6 +45,7 @@ const RETRY_AFTER_SECONDS = new Map<string, number>([
   [PlatformErrorCode.StorageFull, 30],
   [PlatformErrorCode.ServiceUnavailable, 5],
   [PlatformErrorCode.RequestTimeout, 5],
+  [PlatformErrorCode.IdempotencyKeyInUse, 1],
 ]);
 
 interface StatusCarrier {
@@ -191,6 +192,8 @@ function messageFor(code: PlatformErrorCode, exception: unknown, request: Fastif
     case PlatformErrorCode.ServiceUnavailable:
     case PlatformErrorCode.DatabaseUnavailable:
     case PlatformErrorCode.StorageFull:
+    case PlatformErrorCode.IdempotencyKeyMismatch:
+    case PlatformErrorCode.IdempotencyKeyInUse:
       return exception instanceof Error ? exception.message : code;
   }
 }

@@ -37,6 +37,10 @@ export enum PlatformErrorCode {
   DatabaseUnavailable = 'DatabaseUnavailable',
   /** The database's storage is full: nothing was stored; retry after Retry-After. */
   StorageFull = 'StorageFull',
+  /** An Idempotency-Key already used with another request (method, route, query or body). */
+  IdempotencyKeyMismatch = 'IdempotencyKeyMismatch',
+  /** An Idempotency-Key whose first request is still in progress (or was carried out but its answer was lost). */
+  IdempotencyKeyInUse = 'IdempotencyKeyInUse',
 }
 
 export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
@@ -53,6 +57,8 @@ export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
   [PlatformErrorCode.ServiceUnavailable]: 503,
   [PlatformErrorCode.DatabaseUnavailable]: 503,
   [PlatformErrorCode.StorageFull]: 507,
+  [PlatformErrorCode.IdempotencyKeyMismatch]: 422,
+  [PlatformErrorCode.IdempotencyKeyInUse]: 409,
 };
 
 const MAX_FIELD_ERRORS = 100;

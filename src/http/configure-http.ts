@@ -13,12 +13,14 @@ import { ShutdownState } from '../health/shutdown-state.js';
 import { httpTracer } from '../tracing/http-tracing.js';
 import { tracing } from '../tracing/tracing.js';
 import { DirectRoutes } from './direct-routes.js';
+import { IdempotencyStore } from './idempotency-store.js';
 import { MetricsService } from './metrics.service.js';
 import { authPlugin } from './plugins/auth.plugin.js';
 import { contentTypesPlugin } from './plugins/content-types.plugin.js';
 import { CORRELATION_HEADER, CORRELATION_ID, correlationPlugin } from './plugins/correlation.plugin.js';
 import { directRoutesPlugin } from './plugins/direct-routes.plugin.js';
 import { drainPlugin } from './plugins/drain.plugin.js';
+import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -56,6 +58,7 @@ export async function configureHttp(
   const authenticator = app.get(ApiKeyAuthenticator);
   const rateLimiter = app.get(RateLimiter);
   const metrics = app.get(MetricsService);
+  const idempotencyStore = app.get(IdempotencyStore);
 
   if (config.corsOrigins !== undefined) {
     await fastify.register(cors, {
@@ -64,12 +67,13 @@ export async function configureHttp(
     });
   }
   // In this order: a route's handler is chosen first; its onRequest hooks run tracing, then the correlation
-  // headers and deadline, then authentication (so a 401/403 carries the headers).
+  // headers and deadline, then authentication (so a 401/403 carries the headers); an Idempotency-Key is looked up once the caller is known.
   await fastify.register(drainPlugin, { state });
   await fastify.register(directRoutesPlugin, { directRoutes, logger });
   await fastify.register(tracingPlugin, { tracer: active === undefined ? undefined : httpTracer(active) });
   await fastify.register(correlationPlugin, { config, logger });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
+  await fastify.register(idempotencyPlugin, { config, store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });
   await fastify.register(metricsLogPlugin, { metrics, logger });
 }

@@ -54,3 +54,21 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
   }
   return applyDecorators(...responses);
 }
+
+/** The answers of an operation that takes an Idempotency-Key (src/http/idempotency.ts). */
+export function ApiIdempotencyResponses(): MethodDecorator {
+  return applyDecorators(
+    ApiResponse({
+      status: 409,
+      description:
+        'IdempotencyKeyInUse: a request with this Idempotency-Key is still in progress (see Retry-After), or was ' +
+        'carried out but its answer was lost (the resource exists; it is not created again)',
+      type: ErrorEnvelopeDto,
+    }),
+    ApiResponse({
+      status: 422,
+      description: 'IdempotencyKeyMismatch: this Idempotency-Key was used with another request',
+      type: ErrorEnvelopeDto,
+    }),
+  );
+}

@@ -11,8 +11,9 @@ import type { FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { ok } from '../errors/envelope.js';
+import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
 import { RouteLimits } from '../http/route-limits.js';
-import { ApiErrorResponses } from '../openapi/api-error-responses.js';
+import { ApiErrorResponses, ApiIdempotencyResponses } from '../openapi/api-error-responses.js';
 import { IcalImportResponse } from './dto/ical.dto.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 
@@ -30,6 +31,7 @@ export class SchedulesImportController {
   @HttpCode(201)
   // 100 items with up to 1,000 overrides each are several MB of iCalendar; BODY_LIMIT still applies if larger.
   @RouteLimits({ bodyLimit: 4 * 1024 * 1024, textBodies: [CALENDAR] })
+  @Idempotent()
   @ApiConsumes(CALENDAR)
   @ApiBody({
     description: 'One VCALENDAR (RFC 5545): VEVENTs with RRULE, RDATE, EXDATE and RECURRENCE-ID overrides',
@@ -44,6 +46,7 @@ export class SchedulesImportController {
       'naming the line) only when nothing importable remains, or with more than 100 events. See docs/schedules.md.',
   })
   @ApiCreatedResponse({ type: IcalImportResponse })
+  @ApiIdempotencyResponses()
   async importIcal(@Req() request: FastifyRequest): Promise<IcalImportResponse> {
     const body: unknown = request.body;
     if (!Buffer.isBuffer(body)) {
@@ -54,7 +57,11 @@ export class SchedulesImportController {
     }
     // The octets as sent: decoded per the charset parameter (UTF-8 by default) once folds are joined.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(String(request.headers['content-type']))?.[1];
-    const { schedule, message, skipped } = await this.imports.importIcal(body, charset);
+    const { schedule, message, skipped } = await this.imports.importIcal(
+      body,
+      charset,
+      idempotentWriteOf(request),
+    );
     return { ...ok(message), Result: schedule, Skipped: skipped };
   }
 }

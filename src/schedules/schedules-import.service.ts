@@ -4,6 +4,7 @@
 // calendar line it came from. An event they refuse is skipped and reported like the components the importer skips;
 // the import is refused only when nothing importable remains.
 import { Injectable } from '@nestjs/common';
+import type { TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
 import type { IcalSkippedComponent } from './dto/ical.dto.js';
@@ -33,7 +34,11 @@ export interface ImportResult extends WriteResult {
 export class SchedulesImportService {
   constructor(private readonly schedules: SchedulesService) {}
 
-  async importIcal(body: string | Buffer, charset?: string): Promise<ImportResult> {
+  async importIcal(
+    body: string | Buffer,
+    charset?: string,
+    idempotency?: TransactionalRecord,
+  ): Promise<ImportResult> {
     let calendar: ImportedCalendar;
     try {
       calendar = importCalendar(body, charset);
@@ -63,7 +68,7 @@ export class SchedulesImportService {
         continue;
       }
       try {
-        result = await this.schedules.create(checked.value);
+        result = await this.schedules.create(checked.value, idempotency);
       } catch (error) {
         if (
           error instanceof ScheduleError &&

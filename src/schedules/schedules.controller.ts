@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -7,9 +7,15 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
 import { ok, type ResultMessage } from '../errors/envelope.js';
-import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
+import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
+import {
+  ApiErrorResponses,
+  ApiIdempotencyResponses,
+  ErrorEnvelopeDto,
+} from '../openapi/api-error-responses.js';
 import {
   ListSchedulesQuery,
   ScheduleInput,
@@ -50,8 +56,10 @@ export class SchedulesController {
   @HttpCode(201)
   @ApiOperation({ operationId: 'Schedule_Create', summary: 'Create a schedule (ids are assigned)' })
   @ApiCreatedResponse({ type: ScheduleResponse })
-  async create(@Body() body: ScheduleInput): Promise<ScheduleResponse> {
-    const { schedule, message } = await this.schedules.create(body);
+  @Idempotent()
+  @ApiIdempotencyResponses()
+  async create(@Body() body: ScheduleInput, @Req() request: FastifyRequest): Promise<ScheduleResponse> {
+    const { schedule, message } = await this.schedules.create(body, idempotentWriteOf(request));
     return { ...ok(message), Result: schedule };
   }
 

@@ -5,6 +5,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
+import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import type { FieldError } from '../errors/api-error.js';
 import type { ScheduleDto, ScheduleInput } from './dto/schedule.dto.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
@@ -35,18 +36,23 @@ export class SchedulesService {
     private readonly cache: SeriesCache,
   ) {}
 
-  async create(input: ScheduleInput): Promise<WriteResult> {
+  /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the schedule. */
+  async create(input: ScheduleInput, idempotency?: TransactionalRecord): Promise<WriteResult> {
     const message = await checkItems(input);
     const schedule = Object.assign(new Schedule(), { id: randomUUID(), version: 1, createdAt: new Date() });
     schedule.items = toItemEntities(schedule.id, input.ScheduleItems, randomUUID);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.insert(Schedule, {
-        id: schedule.id,
-        version: schedule.version,
-        createdAt: schedule.createdAt,
-      });
-      await insertItems(manager, schedule.items);
-    });
+    await inTransaction(
+      this.dataSource,
+      async (manager) => {
+        await manager.insert(Schedule, {
+          id: schedule.id,
+          version: schedule.version,
+          createdAt: schedule.createdAt,
+        });
+        await insertItems(manager, schedule.items);
+      },
+      { record: idempotency },
+    );
     return { schedule: toScheduleDto(schedule), message };
   }
 

@@ -28,6 +28,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
+import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
 import { isPlainObject } from './patch/scim-patch-request.js';
 import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
@@ -35,7 +36,7 @@ import { etagOf, matchesEntityTag } from './scim-etag.js';
 import type { GroupSortKey } from './scim-groups.repository.js';
 import { ScimGroupsService, type GroupListQuery, type ScimGroupListResponse } from './scim-groups.service.js';
 import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
-import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
+import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 
 const ID_PARAM = { name: 'id', example: 'e9e30dba-f08f-4109-8486-d5c6a331660a' };
@@ -89,7 +90,8 @@ export class ScimGroupsController {
   @ApiScimConsumes()
   @ApiBody({ schema: { type: 'object' } })
   @ApiCreatedResponse({ description: 'The group, with Location and ETag' })
-  @ApiScimErrorResponses(409)
+  @Idempotent()
+  @ApiScimCreateErrorResponses()
   async create(
     @Body() body: unknown,
     @Query() query: Record<string, unknown>,
@@ -97,7 +99,12 @@ export class ScimGroupsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
-    const { entity, view } = await this.groups.create(body, scimBaseUrl(request), projection);
+    const { entity, view } = await this.groups.create(
+      body,
+      scimBaseUrl(request),
+      projection,
+      idempotentWriteOf(request),
+    );
     reply
       .header('Location', `${scimBaseUrl(request)}/Groups/${entity.id}`)
       .header('ETag', etagOf(entity.version));

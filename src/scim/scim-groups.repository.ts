@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { namedQuery } from '../database/pg-named-query.js';
-import { inTransaction } from '../database/transaction.js';
+import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
@@ -101,13 +101,21 @@ export class ScimGroupsRepository {
   }
 
   /** Throws ScimError.groupUniqueness when another group has the displayName in any letter case. */
-  async insert(group: ScimGroupEntity, memberIds: readonly string[]): Promise<void> {
+  async insert(
+    group: ScimGroupEntity,
+    memberIds: readonly string[],
+    idempotency?: TransactionalRecord,
+  ): Promise<void> {
     try {
-      await inTransaction(this.groups.manager.connection, async (manager) => {
-        await manager.insert(ScimGroupEntity, group);
-        await this.insertMembers(manager, group.id, memberIds);
-        await touchUsers(manager, memberIds, group.lastModified);
-      });
+      await inTransaction(
+        this.groups.manager.connection,
+        async (manager) => {
+          await manager.insert(ScimGroupEntity, group);
+          await this.insertMembers(manager, group.id, memberIds);
+          await touchUsers(manager, memberIds, group.lastModified);
+        },
+        { record: idempotency },
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw ScimError.groupUniqueness(group.displayName);
       throw error;

@@ -2,6 +2,7 @@
 // members that must be users of this service (an unknown id is a 400 naming it, never a dangling member). Every
 // write goes through one plan (group-patch.ts) applied by the repository in a transaction that bumps the version
 // only when something changed; without If-Match a write that lost a race is applied again to the newer version.
+import type { TransactionalRecord } from '../database/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ScimGroupEntity } from './entities/scim-group.entity.js';
@@ -120,7 +121,13 @@ export class ScimGroupsService {
     return entity;
   }
 
-  async create(body: unknown, baseUrl: string, projection: AttributeProjection) {
+  /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the group. */
+  async create(
+    body: unknown,
+    baseUrl: string,
+    projection: AttributeProjection,
+    idempotency?: TransactionalRecord,
+  ) {
     const input = readGroupInput(body);
     await this.checkMembers(input.members);
     const now = new Date();
@@ -133,7 +140,7 @@ export class ScimGroupsService {
       createdAt: now,
       lastModified: now,
     });
-    await this.repository.insert(entity, input.members);
+    await this.repository.insert(entity, input.members, idempotency);
     return { entity, view: await this.view(entity, baseUrl, projection) };
   }
 

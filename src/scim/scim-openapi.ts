@@ -23,11 +23,29 @@ const SPECIFIC: Readonly<Record<404 | 409 | 412, string>> = {
 };
 
 export function ApiScimErrorResponses(...specific: Array<404 | 409 | 412>): MethodDecorator & ClassDecorator {
+  return scimErrorResponses([
+    ...COMMON,
+    ...specific.map((status): [number, string] => [status, SPECIFIC[status]]),
+  ]);
+}
+
+/** A creating POST, which takes an Idempotency-Key (src/http/idempotency.ts): 409 has a second cause, and 422. */
+export function ApiScimCreateErrorResponses(): MethodDecorator & ClassDecorator {
+  return scimErrorResponses([
+    ...COMMON,
+    [
+      409,
+      `${SPECIFIC[409]}; or, without scimType, a request with this Idempotency-Key is still in progress (see ` +
+        'Retry-After) or was carried out but its answer was lost (the resource exists, it is not created again)',
+    ],
+    [422, 'The Idempotency-Key was used with another request'],
+  ]);
+}
+
+function scimErrorResponses(responses: ReadonlyArray<[number, string]>): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiProduces('application/scim+json'),
-    ...[...COMMON, ...specific.map((status): [number, string] => [status, SPECIFIC[status]])].map(
-      ([status, description]) => ApiResponse({ status, description, type: ScimErrorDto }),
-    ),
+    ...responses.map(([status, description]) => ApiResponse({ status, description, type: ScimErrorDto })),
   );
 }
 

@@ -27,6 +27,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
+import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
 import {
   ScimListResponseDto,
   ScimPatchRequestDto,
@@ -39,7 +40,7 @@ import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { USER_VIEW_SCHEMA } from './schema/group-schema.js';
 import { projectResource, type AttributeProjection } from './schema/attribute-projection.js';
 import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
-import { ApiScimConsumes, ApiScimErrorResponses } from './scim-openapi.js';
+import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
@@ -92,7 +93,8 @@ export class ScimUsersController {
   @ApiScimConsumes()
   @ApiBody({ type: ScimUserInputDto })
   @ApiCreatedResponse({ type: ScimUserDto })
-  @ApiScimErrorResponses(409)
+  @Idempotent()
+  @ApiScimCreateErrorResponses()
   async create(
     @Body() body: unknown,
     @Query() query: Record<string, unknown>,
@@ -100,7 +102,7 @@ export class ScimUsersController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Partial<ScimUserView>> {
     const projection = userProjection(query);
-    const user = await this.users.create(body, scimBaseUrl(request));
+    const user = await this.users.create(body, scimBaseUrl(request), idempotentWriteOf(request));
     reply.header('Location', user.meta.location).header('ETag', user.meta.version);
     return projectResource(user, USER_VIEW_SCHEMA, projection);
   }

@@ -7,7 +7,7 @@ import { In, QueryFailedError, type EntityManager, type Repository, type SelectQ
 import type { Logger } from 'pino';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
-import { inTransaction } from '../database/transaction.js';
+import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
@@ -214,12 +214,16 @@ export class ScimUsersRepository implements OnModuleDestroy {
   }
 
   /** Throws ScimError.uniqueness when another user has the userName in any letter case. */
-  async insert(user: ScimUserEntity): Promise<void> {
+  async insert(user: ScimUserEntity, idempotency?: TransactionalRecord): Promise<void> {
     try {
-      await inTransaction(this.users.manager.connection, async (manager) => {
-        await manager.insert(ScimUserEntity, user);
-        await this.writeEmails(manager, user.id, user.attributes, false);
-      });
+      await inTransaction(
+        this.users.manager.connection,
+        async (manager) => {
+          await manager.insert(ScimUserEntity, user);
+          await this.writeEmails(manager, user.id, user.attributes, false);
+        },
+        { record: idempotency },
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw ScimError.uniqueness(user.userName);
       throw error;

@@ -2,6 +2,7 @@
 // the pure engine (normalizeUserInput, applyUserPatch) and the repository. Writes use the version the request read:
 // with If-Match a changed user is 412, without it the read-modify-write is retried, so two PATCHes racing on one
 // user never lose an update.
+import type { TransactionalRecord } from '../database/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
@@ -119,7 +120,8 @@ export class ScimUsersService {
     return view;
   }
 
-  async create(body: unknown, baseUrl: string): Promise<ScimUserView> {
+  /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the user. */
+  async create(body: unknown, baseUrl: string, idempotency?: TransactionalRecord): Promise<ScimUserView> {
     const user = this.normalize(body);
     // A new user is active unless the client says otherwise (Okta and Entra always say; a bare client may not).
     if (user.active === undefined) user.active = true;
@@ -133,7 +135,7 @@ export class ScimUsersService {
       createdAt: now,
       lastModified: now,
     });
-    await this.repository.insert(entity);
+    await this.repository.insert(entity, idempotency);
     return toUserView(entity, baseUrl);
   }
 
