@@ -1,6 +1,6 @@
-// Transactions that work the same on both engines. TypeORM runs all SQLite work on one shared query runner, so two
-// `dataSource.transaction()` calls in flight at once would nest and interleave their statements; on SQLite they
-// are therefore run one after another here. PostgreSQL transactions each get their own pooled connection.
+// Transactions that work the same on both engines, optionally with a record written inside them. On SQLite each
+// transaction has the connection to itself until it ends (sqlite-transactions.ts); on PostgreSQL its own pooled
+// connection.
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
@@ -17,8 +17,6 @@ export interface TransactionOptions {
   record?: TransactionalRecord;
 }
 
-const sqliteQueues = new WeakMap<DataSource, Promise<unknown>>();
-
 export function inTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
@@ -32,12 +30,5 @@ export function inTransaction<T>(
           await record.writeIn(manager);
           return work(manager);
         };
-  if (dataSource.options.type === 'postgres') return dataSource.transaction(run);
-  const previous = sqliteQueues.get(dataSource) ?? Promise.resolve();
-  const result = previous.then(() => dataSource.transaction(run));
-  sqliteQueues.set(
-    dataSource,
-    result.catch(() => undefined),
-  );
-  return result;
+  return dataSource.transaction(run);
 }
