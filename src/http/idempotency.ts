@@ -17,6 +17,7 @@ import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import type { WithRequestContext } from '../logging/request-context.js';
 import { IdempotencyKeyRecord } from './entities/idempotency-key.entity.js';
 import { storedAnswerOf, type IdempotencyStore, type RecordId } from './idempotency-store.js';
+import { appendRouteHooks } from './plugins/route-hooks.js';
 import { mergeRouteConfig } from './route-config.js';
 import { routeLimitsOf } from './route-limits.js';
 
@@ -98,8 +99,9 @@ export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
       config.requestTimeoutMs > 0
         ? config.requestTimeoutMs + (routeLimitsOf(route.config)?.extraTimeoutMs ?? 0)
         : NO_TIMEOUT_STALE_MS;
-    route.preHandler = [
-      ...hooksOf(route.preHandler),
+    appendRouteHooks(
+      route,
+      'preHandler',
       (request: IdempotentRequest, reply: FastifyReply, done: (error?: Error) => void) => {
         const header = request.headers[HEADER];
         if (header === undefined) return done();
@@ -128,9 +130,10 @@ export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
             .send(answer.body);
         }, done);
       },
-    ] as typeof route.preHandler;
-    route.onSend = [
-      ...hooksOf(route.onSend),
+    );
+    appendRouteHooks(
+      route,
+      'onSend',
       (
         request: IdempotentRequest,
         reply: FastifyReply,
@@ -162,7 +165,7 @@ export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
           },
         );
       },
-    ] as typeof route.onSend;
+    );
   };
 }
 
@@ -240,10 +243,4 @@ function isKeyTaken(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const code = (error.driverError as { code?: unknown } | undefined)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-type Hook = (...args: never[]) => unknown;
-
-function hooksOf(hooks: Hook | Hook[] | undefined): Hook[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -5,7 +5,7 @@
 import type { RouteOptions } from 'fastify';
 
 type Hook = (...args: never[]) => unknown;
-type HookName = 'onRequest' | 'preParsing' | 'preHandler' | 'onResponse';
+type HookName = 'onRequest' | 'preParsing' | 'preHandler' | 'onSend' | 'onResponse';
 
 export function appendRouteHooks(route: RouteOptions, name: HookName, ...hooks: Hook[]): void {
   if (hooks.length === 0) return;
