@@ -118,7 +118,8 @@ describe('sortBy on Users', () => {
 describe('sortBy on a PostgreSQL database whose collation is not code-point order (ICU en-US)', () => {
   const run = isPostgresRun() ? it : it.skip;
   run('sorts userName, externalId and group displayName / externalId in code-point order', async () => {
-    const t = await startTestApp({ database: await createTestDatabase({ icuLocale: 'en-US' }) });
+    const database = await createTestDatabase({ icuLocale: 'en-US' });
+    const t = await startTestApp({ database });
     try {
       const [collation] = await t.dataSource.query<Array<{ provider: string }>>(
         'SELECT datlocprovider AS provider FROM pg_database WHERE datname = current_database()',
@@ -169,6 +170,8 @@ describe('sortBy on a PostgreSQL database whose collation is not code-point orde
       ).toEqual(codePoint(names.map((name, index) => `${name} ${String(index)}`.toLowerCase())));
     } finally {
       await t.close();
+      // Passed in, so not dropped by close().
+      await database.drop();
     }
   });
 });
