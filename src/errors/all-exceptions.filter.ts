@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { DatabaseFailure } from '../database/database-failures.js';
 import type { DatabaseHealth } from '../database/database-health.js';
 import type { WithRequestContext } from '../logging/request-context.js';
-import { ApiError, PLATFORM_STATUS, PlatformErrorCode } from './api-error.js';
+import { ApiError, PLATFORM_STATUS, PlatformErrorCode, RETRY_AFTER_SECONDS } from './api-error.js';
 import type { ErrorEnvelope } from './envelope.js';
 
 /** Errors that happened in other layers (Fastify's body parser, Nest's router) carry only a status. */
@@ -38,15 +38,6 @@ const DATABASE_FAILURES: Record<DatabaseFailure, { code: PlatformErrorCode; mess
       'The database is unavailable (unreachable, restarting or overloaded); nothing was stored. Retry after the time given in Retry-After.',
   },
 };
-
-/** Retry-After (seconds) on answers a client should retry; a 429 sets its own from the rate limiter. */
-const RETRY_AFTER_SECONDS = new Map<string, number>([
-  [PlatformErrorCode.DatabaseUnavailable, 5],
-  [PlatformErrorCode.StorageFull, 30],
-  [PlatformErrorCode.ServiceUnavailable, 5],
-  [PlatformErrorCode.RequestTimeout, 5],
-  [PlatformErrorCode.IdempotencyKeyInUse, 1],
-]);
 
 interface StatusCarrier {
   statusCode?: unknown;

@@ -61,6 +61,15 @@ export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
   [PlatformErrorCode.IdempotencyKeyInUse]: 409,
 };
 
+/** Retry-After (seconds) on answers a client should retry; a 429 sets its own from the rate limiter. */
+export const RETRY_AFTER_SECONDS: ReadonlyMap<string, number> = new Map<string, number>([
+  [PlatformErrorCode.DatabaseUnavailable, 5],
+  [PlatformErrorCode.StorageFull, 30],
+  [PlatformErrorCode.ServiceUnavailable, 5],
+  [PlatformErrorCode.RequestTimeout, 5],
+  [PlatformErrorCode.IdempotencyKeyInUse, 1],
+]);
+
 const MAX_FIELD_ERRORS = 100;
 
 export class PlatformError extends ApiError<PlatformErrorCode> {

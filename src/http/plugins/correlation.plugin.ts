@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../../config/config.js';
-import { PlatformErrorCode } from '../../errors/api-error.js';
+import { PlatformErrorCode, RETRY_AFTER_SECONDS } from '../../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../../logging/request-context.js';
 import { routeLimitsOf } from '../route-limits.js';
 import { apiSecurityHeaders, docsSecurityHeaders, isDocsRoute } from '../security-headers.js';
@@ -100,12 +100,15 @@ const correlation: FastifyPluginCallback<CorrelationOptions> = (fastify, { confi
         void entry.reply.header('connection', 'close');
         entry.reply.raw.once('finish', () => socket?.destroy());
       }
-      void entry.reply.code(503).header('Retry-After', '5').send({
-        Succeeded: false,
-        Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
-        Code: PlatformErrorCode.RequestTimeout,
-        CorrelationId: entry.context.correlationId,
-      });
+      void entry.reply
+        .code(503)
+        .header('Retry-After', String(RETRY_AFTER_SECONDS.get(PlatformErrorCode.RequestTimeout)))
+        .send({
+          Succeeded: false,
+          Message: 'The request took longer than the configured time-out (REQUEST_TIMEOUT_MS).',
+          Code: PlatformErrorCode.RequestTimeout,
+          CorrelationId: entry.context.correlationId,
+        });
     }
   }, DEADLINE_SWEEP_MS);
   sweeper.unref();
