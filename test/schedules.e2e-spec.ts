@@ -187,6 +187,82 @@ describe('schedules', () => {
         await fresh.close();
       }
     });
+
+    // Pages are read from either end of the list (schedule-reader.ts) with a maintained count: every page at every
+    // size must be exactly the schedules GET by id returns, in creation order, also after deletions and replaces.
+    it('answers every page of every size exactly as GET by id, in creation order, after deletes and replaces', async () => {
+      const fresh = await startTestApp();
+      try {
+        const get = (url: string) =>
+          fresh.request({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        const bodies = [
+          scheduleBody(),
+          { ScheduleItems: [] },
+          scheduleBody(scheduleItem({ Name: 'a' }), oneOff('2026-02-01T10:00:00Z', '2026-02-01T11:00:00Z')),
+          scheduleBody(
+            scheduleItem({
+              Recurrence: {
+                RecurrenceType: 'Weekly',
+                Interval: '1',
+                Pattern: 'FREQ=WEEKLY;BYDAY=MO',
+                Exceptions: [
+                  { OriginalTime: '2026-01-12T09:00:00+01:00', IsDeleted: true },
+                  {
+                    OriginalTime: '2026-01-19T09:00:00+01:00',
+                    IsDeleted: false,
+                    NewStartTime: '2026-01-20T09:00:00+01:00',
+                    NewEndTime: '2026-01-20T09:15:00+01:00',
+                  },
+                ],
+              },
+            }),
+          ),
+        ];
+        const ids: string[] = [];
+        for (let i = 0; i < 11; i++)
+          ids.push((await fresh.post('/api/v1/Schedule', bodies[i % bodies.length])).json().Result.Id);
+        for (const gone of [ids[0], ids[5], ids[10]]) {
+          expect(
+            (
+              await fresh.request({
+                method: 'DELETE',
+                url: `/api/v1/Schedule/${gone}`,
+                headers: { authorization: `Bearer ${ADMIN_KEY}` },
+              })
+            ).statusCode,
+          ).toBe(200);
+        }
+        const replaced = await fresh.request({
+          method: 'PUT',
+          url: `/api/v1/Schedule/${ids[7]}`,
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+          payload: bodies[2],
+        });
+        expect(replaced.statusCode).toBe(200);
+        const left = ids.filter((_, index) => ![0, 5, 10].includes(index));
+        const expected = [];
+        for (const id of left) expected.push((await get(`/api/v1/Schedule/${id}`)).json().Result);
+        for (const size of [1, 2, 3, 5, 8, 20]) {
+          const totalPages = Math.ceil(left.length / size);
+          const seen = [];
+          for (let index = 1; index <= totalPages + 1; index++) {
+            const page = (await get(`/api/v1/Schedule?PageIndex=${index}&PageSize=${size}`)).json();
+            expect(page).toMatchObject({
+              Succeeded: true,
+              PageIndex: index,
+              TotalPages: totalPages,
+              HasPreviousPage: index > 1,
+              HasNextPage: index < totalPages,
+            });
+            if (index > totalPages) expect(page.Result).toEqual([]);
+            seen.push(...page.Result);
+          }
+          expect(seen).toEqual(expected);
+        }
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 
   describe('operation 1', () => {

@@ -1,9 +1,23 @@
-// Loads many schedules by id for the iCalendar export (up to 1,000 in one request) in three plain queries, each
-// with one parameter however many ids: a JSON array (SQLite json_each) or a uuid[] (PostgreSQL ANY), as
-// SeriesCache.versions does. TypeORM's find() with the three relations took ~800 ms for 1,000 schedules
-// (bench/ical-export.mjs), nearly all of it building and hydrating entities; these queries take a few ms.
-import { Injectable } from '@nestjs/common';
+// Reads schedules in their documented representation without TypeORM entities: operation 2's pages and the
+// iCalendar export's schedules by id (up to 1,000 in one request). A set of schedules is read in two plain
+// statements (items with their recurrence, exceptions), each with one parameter however many ids — a JSON array
+// (SQLite json_each) or a uuid[] (PostgreSQL ANY), as SeriesCache.versions does — and assembled once. TypeORM's
+// find() with the three relations took ~800 ms for 1,000 schedules (bench/ical-export.mjs) and 60–80 ms for a page
+// of 500 (bench/schedules-scale.mjs), nearly all of it building and hydrating entities.
+//
+// A page is found without counting or walking the table: its total is schedule_stats.schedule_count (kept by
+// triggers, migration 1763780001250) and its first schedule is reached from the nearer end of the (created_at, id)
+// index on SQLite, or from the position directory's nearest key on PostgreSQL (src/database/position-directory.ts,
+// as SCIM's user list does). On SQLite the whole page is read in one synchronous section of the connection (one
+// snapshot, a few ms for 500 schedules); on PostgreSQL the position and the total come from one statement.
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { ROOT_LOGGER } from '../core/core.module.js';
+import { namedQuery } from '../database/pg-named-query.js';
+import { DIRECTORY_STEP, PositionDirectory, type DirectoryRows } from '../database/position-directory.js';
+import { withSqliteConnection } from '../database/sqlite-transactions.js';
 import type {
   RecurrenceDto,
   RecurrenceExceptionDto,
@@ -12,7 +26,8 @@ import type {
 } from './dto/schedule.dto.js';
 
 interface ItemRow {
-  id: string;
+  /** Null only in a page's row of a schedule without items. */
+  id: string | null;
   schedule_id: string;
   position: number | string;
   name: string | null;
@@ -44,49 +59,247 @@ interface ExceptionRow {
   new_end_time: string | null;
 }
 
+export interface SchedulePageRows {
+  /** Every schedule, counted (schedule_stats). */
+  total: number;
+  schedules: ScheduleDto[];
+}
+
+/** The statements of a set of schedules, with `{ids}` standing for the dialect's "is one of the ids" test. */
+const ITEMS = `SELECT {text:i.id} AS id, {text:i.schedule_id} AS schedule_id, i.position, i.name, i.start_at, i.end_at,
+       i.start_time_zone, {text:r.id} AS r_id, r.start_time, r.end_time, r.offset_duration, r.end_count,
+       r.recurrence_type, r.interval_text, r.duration, r.pattern, r.recurrence_dates, r.exception_dates
+  FROM schedule_items i LEFT JOIN recurrences r ON r.schedule_item_id = i.id
+ WHERE i.schedule_id {ids}
+ ORDER BY i.position`;
+const EXCEPTIONS = `SELECT {text:e.id} AS id, {text:e.recurrence_id} AS recurrence_id, e.position, e.original_time,
+       e.is_deleted, e.new_start, e.new_end, e.new_start_time, e.new_end_time
+  FROM recurrence_exceptions e
+  JOIN recurrences r ON r.id = e.recurrence_id
+  JOIN schedule_items i ON i.id = r.schedule_item_id
+ WHERE i.schedule_id {ids}
+ ORDER BY e.position`;
+const EXISTING = 'SELECT {text:id} AS id FROM schedules WHERE id {ids}';
+
+function forDialect(sql: string, postgres: boolean): string {
+  return sql
+    .replaceAll(/\{text:([a-z_.]+)\}/g, postgres ? '$1::text' : '$1')
+    .replaceAll('{ids}', postgres ? '= ANY($1::uuid[])' : 'IN (SELECT value FROM json_each(?))');
+}
+
+/** The total, read from schedule_stats (a COUNT only if the row is missing). */
+const TOTAL = `COALESCE((SELECT schedule_count FROM schedule_stats WHERE id = 1), (SELECT COUNT(*) FROM schedules))`;
+
+/**
+ * SQLite: a page of schedules (`{page}`: the ids and keys at some list positions) with their items and recurrences,
+ * in list order, a schedule without items as one row with a null item; and the page's exceptions. Driven by the
+ * page's ids from the index rather than a JSON list of them (json_each costs ~1 µs an element). CROSS JOIN keeps
+ * SQLite's join order: with LIMIT/OFFSET bound as parameters its planner otherwise scanned every exception.
+ */
+const SQLITE_PAGE_ITEMS = `SELECT p.id AS page_id, ${ITEMS.slice('SELECT '.length, ITEMS.indexOf(' FROM '))}
+  FROM {page} p
+  LEFT JOIN schedule_items i ON i.schedule_id = p.id
+  LEFT JOIN recurrences r ON r.schedule_item_id = i.id
+ ORDER BY p.created_at, p.id, i.position`;
+const SQLITE_PAGE_EXCEPTIONS = `${EXCEPTIONS.slice(0, EXCEPTIONS.indexOf(' FROM '))}
+  FROM {page} p
+  CROSS JOIN schedule_items i ON i.schedule_id = p.id
+  CROSS JOIN recurrences r ON r.schedule_item_id = i.id
+  CROSS JOIN recurrence_exceptions e ON e.recurrence_id = r.id
+ ORDER BY e.position`;
+/** The positions [offset, offset + limit) walked from the first schedule, or (the last part) from the last one. */
+const SQLITE_FORWARD = '(SELECT created_at, id FROM schedules ORDER BY created_at, id LIMIT ? OFFSET ?)';
+const SQLITE_BACKWARD =
+  '(SELECT created_at, id FROM schedules ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)';
+
+/** PostgreSQL: the page at offset $1 of $2 schedules, with the total and order generation, in one snapshot. */
+const PG_PAGE = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation, p.id::text AS id
+  FROM schedule_stats s
+  LEFT JOIN LATERAL (SELECT created_at, id FROM schedules ORDER BY created_at, id OFFSET $1 LIMIT $2) p ON true
+ WHERE s.id = 1
+ ORDER BY p.created_at, p.id`;
+
+/**
+ * PostgreSQL: the page $3 entries past the key ($1, $2) if the order generation is still $5 (the directory's);
+ * otherwise the stats row alone.
+ */
+const PG_PAGE_FROM_KEY = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation, p.id::text AS id
+  FROM schedule_stats s
+  LEFT JOIN LATERAL (SELECT created_at, id FROM schedules
+                      WHERE s.order_generation::text = $5
+                        AND (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
+                      ORDER BY created_at, id OFFSET $3 LIMIT $4) p ON true
+ WHERE s.id = 1
+ ORDER BY p.created_at, p.id`;
+
+interface PgPageRow {
+  total: string;
+  generation: string;
+  id: string | null;
+}
+
 const jsonList = (value: string | null): string[] => (value === null ? [] : (JSON.parse(value) as string[]));
 
 @Injectable()
-export class ScheduleReader {
-  constructor(private readonly dataSource: DataSource) {}
+export class ScheduleReader implements OnModuleDestroy {
+  private readonly postgres: boolean;
+  /** PostgreSQL only: on SQLite the walk from the nearer end is ~1 ms, and a build would block the event loop. */
+  private readonly positions: PositionDirectory | undefined;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ROOT_LOGGER) logger: Logger,
+  ) {
+    this.postgres = dataSource.options.type === 'postgres';
+    this.positions = this.postgres
+      ? new PositionDirectory(
+          (step) => this.positionKeys(step),
+          (error) => logger.warn({ err: error }, 'Schedules: building the position directory failed'),
+        )
+      : undefined;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.positions?.idle();
+  }
 
   /** The schedules with these (lower-case) ids, in the order asked; ids without a schedule are left out. */
   async findMany(ids: readonly string[]): Promise<ScheduleDto[]> {
     if (ids.length === 0) return [];
-    const postgres = this.dataSource.options.type === 'postgres';
-    // The ids as one parameter, and the uuid columns read back as text on PostgreSQL.
-    const match = postgres ? '= ANY($1::uuid[])' : 'IN (SELECT value FROM json_each(?))';
-    const param = postgres ? [ids] : [JSON.stringify(ids)];
-    const text = (column: string) => (postgres ? `${column}::text` : column);
-    const [scheduleRows, itemRows, exceptionRows] = await Promise.all([
-      this.dataSource.query<Array<{ id: string }>>(
-        `SELECT ${text('id')} AS id FROM schedules WHERE id ${match}`,
-        param,
-      ),
-      this.dataSource.query<ItemRow[]>(
-        `SELECT ${text('i.id')} AS id, ${text('i.schedule_id')} AS schedule_id, i.position, i.name, i.start_at,
-                i.end_at, i.start_time_zone, ${text('r.id')} AS r_id, r.start_time, r.end_time, r.offset_duration,
-                r.end_count, r.recurrence_type, r.interval_text, r.duration, r.pattern, r.recurrence_dates,
-                r.exception_dates
-           FROM schedule_items i LEFT JOIN recurrences r ON r.schedule_item_id = i.id
-          WHERE i.schedule_id ${match}`,
-        param,
-      ),
-      this.dataSource.query<ExceptionRow[]>(
-        `SELECT ${text('e.id')} AS id, ${text('e.recurrence_id')} AS recurrence_id, e.position, e.original_time,
-                e.is_deleted, e.new_start, e.new_end, e.new_start_time, e.new_end_time
-           FROM recurrence_exceptions e
-           JOIN recurrences r ON r.id = e.recurrence_id
-           JOIN schedule_items i ON i.id = r.schedule_item_id
-          WHERE i.schedule_id ${match}`,
-        param,
-      ),
+    if (!this.postgres) {
+      return withSqliteConnection(this.dataSource, () => {
+        const param = JSON.stringify(ids);
+        const found = new Set(this.sqlite<{ id: string }>(EXISTING, param).map((row) => row.id));
+        return this.assemble(
+          ids.filter((id) => found.has(id)),
+          this.sqlite<ItemRow>(ITEMS, param),
+          this.sqlite<ExceptionRow>(EXCEPTIONS, param),
+        );
+      });
+    }
+    const [existing, items, exceptions] = await Promise.all([
+      this.pg<{ id: string }>(EXISTING, ids),
+      this.pg<ItemRow>(ITEMS, ids),
+      this.pg<ExceptionRow>(EXCEPTIONS, ids),
     ]);
-    const exceptions = new Map<string, Array<RecurrenceExceptionDto & { position: number }>>();
+    const found = new Set(existing.map((row) => row.id));
+    return this.assemble(
+      ids.filter((id) => found.has(id)),
+      items,
+      exceptions,
+    );
+  }
+
+  /** The schedules at list positions [offset, offset + limit) in creation order, and how many there are. */
+  async page(offset: number, limit: number): Promise<SchedulePageRows> {
+    if (!this.postgres) {
+      return withSqliteConnection(this.dataSource, () => {
+        const total = Number(this.sqlite<{ total: number }>(`SELECT ${TOTAL} AS total`)[0].total);
+        if (offset >= total) return { total, schedules: [] };
+        const fromEnd = total - offset - limit;
+        const [page, params] =
+          offset <= Math.max(fromEnd, 0)
+            ? [SQLITE_FORWARD, [limit, offset]]
+            : [SQLITE_BACKWARD, [Math.min(limit, total - offset), Math.max(fromEnd, 0)]];
+        const rows = this.sqlite<ItemRow & { page_id: string }>(
+          SQLITE_PAGE_ITEMS.replace('{page}', page),
+          ...params,
+        );
+        const exceptions = this.sqlite<ExceptionRow>(
+          SQLITE_PAGE_EXCEPTIONS.replace('{page}', page),
+          ...params,
+        );
+        const ids = [...new Set(rows.map((row) => row.page_id))];
+        return { total, schedules: this.assemble(ids, rows, exceptions) };
+      });
+    }
+    const rows = await this.pgPageIds(offset, limit);
+    const total = Number(rows[0]?.total ?? 0);
+    const ids = rows.flatMap((row) => (row.id === null ? [] : [row.id]));
+    if (ids.length === 0) return { total, schedules: [] };
+    const [items, exceptions] = await Promise.all([
+      this.pg<ItemRow>(ITEMS, ids),
+      this.pg<ExceptionRow>(EXCEPTIONS, ids),
+    ]);
+    return { total, schedules: this.assemble(ids, items, exceptions) };
+  }
+
+  /**
+   * The page's ids with the total (one statement, one snapshot). From DIRECTORY_STEP on, the page starts at the
+   * position directory's nearest key when the directory is exact for the generation the same statement reads; a
+   * stale one starts a rebuild and the page is read by OFFSET (an index-only walk).
+   */
+  private async pgPageIds(offset: number, limit: number): Promise<PgPageRow[]> {
+    const start = offset >= DIRECTORY_STEP ? this.positions?.current(offset) : undefined;
+    const byOffset = () => namedQuery<PgPageRow>(this.dataSource, 'schedules_page', PG_PAGE, [offset, limit]);
+    if (start === undefined) {
+      if (offset >= DIRECTORY_STEP) this.positions?.rebuild(); // none built yet
+      return byOffset();
+    }
+    const rows = await namedQuery<PgPageRow>(this.dataSource, 'schedules_page_from_key', PG_PAGE_FROM_KEY, [
+      start.key.created,
+      start.key.id,
+      start.skip,
+      limit,
+      start.generation,
+    ]);
+    const seen = rows[0]?.generation;
+    if (seen === undefined || seen === start.generation) return rows;
+    this.positions?.startOf(offset, seen); // stale: starts a rebuild (one a second at most)
+    return byOffset();
+  }
+
+  /**
+   * PostgreSQL: the keys at list positions 0, step, 2·step, … and the order generation, in one statement (one
+   * snapshot, so they agree). An index-only scan of every schedule, run in the background.
+   */
+  private async positionKeys(step: number): Promise<DirectoryRows> {
+    const rows = await this.dataSource.query<
+      Array<{ generation: string | null; created: string; id: string }>
+    >(
+      `SELECT (SELECT order_generation::text FROM schedule_stats WHERE id = 1) AS generation,
+              created_at::text AS created, id::text AS id
+         FROM (SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
+                 FROM schedules) numbered
+        WHERE position % $1 = 0
+        ORDER BY position`,
+      [step],
+    );
+    return {
+      generation: rows[0]?.generation ?? undefined,
+      keys: rows.map((row) => ({ created: row.created, id: row.id })),
+    };
+  }
+
+  private pg<Row>(sql: string, ids: readonly string[]): Promise<Row[]> {
+    return this.dataSource.query<Row[]>(forDialect(sql, true), [ids]);
+  }
+
+  /** A statement on the better-sqlite3 connection itself (the caller holds it: withSqliteConnection). */
+  private sqlite<Row>(sql: string, ...params: ReadonlyArray<string | number>): Row[] {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      // Sound: the better-sqlite3 driver's databaseConnection is its Database (TypeORM 1).
+      const database = (this.dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database })
+        .databaseConnection;
+      statement = database.prepare(forDialect(sql, false));
+      this.statements.set(sql, statement);
+    }
+    return statement.all(...params) as Row[];
+  }
+
+  /** The schedules `ids` (in that order) from their item and exception rows (each list in position order). */
+  private assemble(
+    ids: readonly string[],
+    itemRows: ItemRow[],
+    exceptionRows: ExceptionRow[],
+  ): ScheduleDto[] {
+    const exceptions = new Map<string, RecurrenceExceptionDto[]>();
     for (const row of exceptionRows) {
-      const list = exceptions.get(row.recurrence_id) ?? [];
+      let list = exceptions.get(row.recurrence_id);
+      if (list === undefined) exceptions.set(row.recurrence_id, (list = []));
       list.push({
-        position: Number(row.position),
         Id: row.id,
         RecurrenceId: row.recurrence_id,
         OriginalTime: row.original_time,
@@ -96,29 +309,23 @@ export class ScheduleReader {
         NewStartTime: row.new_start_time,
         NewEndTime: row.new_end_time,
       });
-      exceptions.set(row.recurrence_id, list);
     }
-    const items = new Map<string, Array<ScheduleItemDto & { position: number }>>();
+    const items = new Map<string, ScheduleItemDto[]>();
     for (const row of itemRows) {
-      const list = items.get(row.schedule_id) ?? [];
-      list.push({ position: Number(row.position), ...toItem(row, exceptions) });
-      items.set(row.schedule_id, list);
+      const id = row.id;
+      if (id === null) continue; // a page's schedule without items
+      let list = items.get(row.schedule_id);
+      if (list === undefined) items.set(row.schedule_id, (list = []));
+      list.push(toItem(row, id, exceptions));
     }
-    const found = new Set(scheduleRows.map((row) => row.id));
-    return ids
-      .filter((id) => found.has(id))
-      .map((id) => ({
-        Id: id,
-        ScheduleItems: (items.get(id) ?? [])
-          .sort((a, b) => a.position - b.position)
-          .map(({ position: _position, ...item }) => item),
-      }));
+    return ids.map((id) => ({ Id: id, ScheduleItems: items.get(id) ?? [] }));
   }
 }
 
 function toItem(
   row: ItemRow,
-  exceptions: Map<string, Array<RecurrenceExceptionDto & { position: number }>>,
+  id: string,
+  exceptions: Map<string, RecurrenceExceptionDto[]>,
 ): ScheduleItemDto {
   const recurrence: RecurrenceDto | null =
     row.r_id === null
@@ -133,14 +340,12 @@ function toItem(
           Interval: row.interval_text,
           Duration: row.duration,
           Pattern: row.pattern,
-          Exceptions: (exceptions.get(row.r_id) ?? [])
-            .sort((a, b) => a.position - b.position)
-            .map(({ position: _position, ...exception }) => exception),
+          Exceptions: exceptions.get(row.r_id) ?? [],
           RecurrenceDates: jsonList(row.recurrence_dates),
           ExceptionDates: jsonList(row.exception_dates),
         };
   return {
-    Id: row.id,
+    Id: id,
     Name: row.name,
     Start: row.start_at,
     End: row.end_at,

@@ -11,6 +11,7 @@ import type { ScheduleDto, ScheduleInput } from './dto/schedule.dto.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { compileSeries, RecurrenceError, type CompiledSeries } from './recurrence/index.js';
 import { toItemEntities, toScheduleDto } from './schedule-mapping.js';
+import { ScheduleReader } from './schedule-reader.js';
 import { ScheduleError } from './schedules.errors.js';
 import { SeriesCache } from './series-cache.js';
 
@@ -34,6 +35,7 @@ export class SchedulesService {
     private readonly dataSource: DataSource,
     @InjectRepository(Schedule) private readonly schedules: Repository<Schedule>,
     private readonly cache: SeriesCache,
+    private readonly reader: ScheduleReader,
   ) {}
 
   /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the schedule. */
@@ -57,28 +59,15 @@ export class SchedulesService {
   }
 
   async get(id: string): Promise<ScheduleDto> {
-    return toScheduleDto(await this.load(id));
+    const [schedule] = await this.reader.findMany([normalizeId(id)]);
+    if (schedule === undefined) throw ScheduleError.notFound(id);
+    return schedule;
   }
 
+  /** Operation 2: a page in creation order, read in O(page) (schedule-reader.ts). */
   async list(pageIndex: number, pageSize: number): Promise<SchedulePage> {
-    const [page, total] = await this.schedules.findAndCount({
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: (pageIndex - 1) * pageSize,
-      take: pageSize,
-    });
-    const full =
-      page.length === 0
-        ? []
-        : await this.schedules.find({
-            where: page.map((schedule) => ({ id: schedule.id })),
-            relations: { items: { recurrences: { exceptions: true } } },
-          });
-    const byId = new Map(full.map((schedule) => [schedule.id, schedule]));
-    return {
-      schedules: page.map((schedule) => toScheduleDto(byId.get(schedule.id)!)),
-      pageIndex,
-      totalPages: Math.ceil(total / pageSize),
-    };
+    const { total, schedules } = await this.reader.page((pageIndex - 1) * pageSize, pageSize);
+    return { schedules, pageIndex, totalPages: Math.ceil(total / pageSize) };
   }
 
   async replace(id: string, input: ScheduleInput): Promise<WriteResult> {
@@ -103,15 +92,6 @@ export class SchedulesService {
     const result = await this.schedules.delete({ id: normalizeId(id) });
     if (!result.affected) throw ScheduleError.notFound(id);
     this.cache.forget(normalizeId(id));
-  }
-
-  private async load(id: string): Promise<Schedule> {
-    const schedule = await this.schedules.findOne({
-      where: { id: normalizeId(id) },
-      relations: { items: { recurrences: { exceptions: true } } },
-    });
-    if (!schedule) throw ScheduleError.notFound(id);
-    return schedule;
   }
 }
 

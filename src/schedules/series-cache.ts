@@ -1,6 +1,13 @@
-// Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached").
-// Every lookup first reads the schedules' versions (one indexed query per 5,000 ids), so a schedule changed through
-// another service instance on the same database is recompiled, never served stale.
+// Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached"), never
+// served stale, also when a schedule is changed through another service instance on the same database.
+//
+// Every lookup first reads schedule_stats.change_generation (one row), which every statement updating or deleting
+// schedules bumps in its own transaction (a trigger, migration 1763780001250; a replace bumps the schedule's
+// version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
+// Only the others — entries checked before a change, and ids not cached — have their versions read (one indexed
+// query per 5,000 ids), and every entry found current is marked with the generation read *before* its version, so
+// a change committed in between only makes the next lookup check again. Operation 1 on 10,000 cached schedules thus
+// costs one primary-key read instead of 10,000 (~10 ms on SQLite, more on PostgreSQL).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -26,6 +33,8 @@ export interface CompiledItem {
 interface Entry {
   version: number;
   items: readonly CompiledItem[];
+  /** The change generation at which this entry was last known current (see above). */
+  checked: string | undefined;
 }
 
 const CHUNK = 5_000;
@@ -45,15 +54,25 @@ export class SeriesCache {
    */
   async getMany(ids: readonly string[], ctx: RequestContext): Promise<Map<string, readonly CompiledItem[]>> {
     const result = new Map<string, readonly CompiledItem[]>();
+    const generation = await this.changeGeneration();
+    const unchecked: string[] = [];
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry !== undefined && generation !== undefined && entry.checked === generation)
+        result.set(id, entry.items);
+      else unchecked.push(id);
+    }
     const stale: string[] = [];
     // In slices with a turn of the event loop between them: SQLite's driver is synchronous, and the versions of
     // 50,000 ids in one statement held the loop ~40 ms (with the body's parse and GC, /health/live waited >100 ms).
-    for (let offset = 0; offset < ids.length; offset += VERSION_SLICE) {
+    for (let offset = 0; offset < unchecked.length; offset += VERSION_SLICE) {
       if (offset > 0) await yieldToEventLoop();
-      for (const row of await this.versions(ids.slice(offset, offset + VERSION_SLICE))) {
+      for (const row of await this.versions(unchecked.slice(offset, offset + VERSION_SLICE))) {
         const entry = this.entries.get(row.id);
-        if (entry && entry.version === Number(row.version)) result.set(row.id, entry.items);
-        else stale.push(row.id);
+        if (entry && entry.version === Number(row.version)) {
+          entry.checked = generation;
+          result.set(row.id, entry.items);
+        } else stale.push(row.id);
       }
     }
     for (let offset = 0; offset < stale.length; offset += CHUNK) {
@@ -62,7 +81,7 @@ export class SeriesCache {
         relations: { items: { recurrences: { exceptions: true } } },
       });
       for (const schedule of loaded) {
-        const items = this.store(schedule, ctx);
+        const items = this.store(schedule, generation, ctx);
         // A COUNT series is counted from DTSTART once per compiled series: do it here, in slices, so a query on
         // a long one (COUNT up to 1,000,000) never holds the event loop for the whole count.
         for (const item of items) await countInSlices(item.series);
@@ -87,6 +106,14 @@ export class SeriesCache {
         );
   }
 
+  /** schedule_stats.change_generation as text; undefined without the row (then every entry is checked). */
+  private async changeGeneration(): Promise<string | undefined> {
+    const [row] = await this.schedules.query<Array<{ generation: string | number }>>(
+      'SELECT change_generation AS generation FROM schedule_stats WHERE id = 1',
+    );
+    return row === undefined ? undefined : String(row.generation);
+  }
+
   forget(id: string): void {
     this.entries.delete(id);
   }
@@ -95,7 +122,11 @@ export class SeriesCache {
     return this.entries.size;
   }
 
-  private store(schedule: Schedule, ctx: RequestContext): readonly CompiledItem[] {
+  private store(
+    schedule: Schedule,
+    checked: string | undefined,
+    ctx: RequestContext,
+  ): readonly CompiledItem[] {
     const items: CompiledItem[] = [];
     for (const item of [...schedule.items].sort((a, b) => a.position - b.position)) {
       try {
@@ -108,7 +139,7 @@ export class SeriesCache {
       }
     }
     if (this.entries.size >= MAX_ENTRIES) this.evictOldest(MAX_ENTRIES / 10);
-    this.entries.set(schedule.id, { version: schedule.version, items });
+    this.entries.set(schedule.id, { version: schedule.version, items, checked });
     return items;
   }
 

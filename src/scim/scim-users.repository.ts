@@ -16,7 +16,7 @@ import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
 import { ScimError } from './scim.errors.js';
 import { documentSortExpression, type UserColumnSortKey, type UserSort } from './scim-user-sort.js';
 import { userEmailRows } from './user-email-rows.js';
-import { DIRECTORY_STEP, UserPositionDirectory, type DirectoryRows } from './user-position-directory.js';
+import { DIRECTORY_STEP, PositionDirectory, type DirectoryRows } from '../database/position-directory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALIAS = 'scim_user';
@@ -161,7 +161,7 @@ function userOfRow(row: UserPageRow): ScimUserEntity {
 @Injectable()
 export class ScimUsersRepository implements OnModuleDestroy {
   /** PostgreSQL only: on SQLite the walk to the middle of 100,000 users is ~1 ms, and a build would block the loop. */
-  readonly positions: UserPositionDirectory | undefined;
+  readonly positions: PositionDirectory | undefined;
 
   constructor(
     @InjectRepository(ScimUserEntity) private readonly users: Repository<ScimUserEntity>,
@@ -169,7 +169,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
   ) {
     this.positions =
       this.dialect === 'postgres'
-        ? new UserPositionDirectory(
+        ? new PositionDirectory(
             (step) => this.positionKeys(step),
             (error) => logger.warn({ err: error }, 'SCIM: building the user position directory failed'),
           )
@@ -422,7 +422,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
 
   /**
    * A deep page of every user (no filter, no sort), read from its first key (created_at, id). On PostgreSQL with a
-   * current position directory (user-position-directory.ts) that key is the directory's nearest one below the
+   * current position directory (src/database/position-directory.ts) that key is the directory's nearest one below the
    * offset, plus fewer than DIRECTORY_STEP index entries. Otherwise it comes from a subquery the index answers alone, walked
    * from whichever end is nearer. OFFSET over full rows read (on PostgreSQL, fetched from the heap) every row it
    * skipped: 11.6 / 24.3 ms for count=1 at the middle / end of 100,000 users on PostgreSQL (bench/scim-emails.mjs).

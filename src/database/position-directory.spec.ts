@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DIRECTORY_STEP, UserPositionDirectory, type DirectoryRows } from './user-position-directory.js';
+import { DIRECTORY_STEP, PositionDirectory, type DirectoryRows } from './position-directory.js';
 
 const keys = (count: number) =>
   Array.from({ length: Math.ceil(count / DIRECTORY_STEP) }, (_, index) => ({
@@ -11,7 +11,7 @@ function directory(rows: () => DirectoryRows) {
   let clock = 0;
   const loads: number[] = [];
   const errors: unknown[] = [];
-  const positions = new UserPositionDirectory(
+  const positions = new PositionDirectory(
     (step) => {
       loads.push(step);
       return Promise.resolve(rows());
@@ -22,7 +22,7 @@ function directory(rows: () => DirectoryRows) {
   return { positions, loads, errors, advance: (ms: number) => (clock += ms) };
 }
 
-describe('UserPositionDirectory', () => {
+describe('PositionDirectory', () => {
   const S = DIRECTORY_STEP;
 
   it('answers nothing until built, then the nearest key below the offset and how far past it the page starts', async () => {

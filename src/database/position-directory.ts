@@ -1,14 +1,14 @@
-// Where the list of every user (ordered by created_at, id) has its 100th, 200th, … entry, so that a deep page
-// starts from the nearest key below its offset and walks at most STEP index entries, instead of walking the index
-// from either end (on PostgreSQL ~3–4 ms for the 50,000 entries to the middle of 100,000 users).
+// Where a list ordered by (created_at, id) — every SCIM user, every schedule — has its 100th, 200th, … entry, so
+// that a deep page starts from the nearest key below its offset and walks at most STEP index entries, instead of
+// walking the index from either end (on PostgreSQL ~3–4 ms for the 50,000 entries to the middle of 100,000 rows).
 //
-// The order changes only when users are inserted or deleted, and every such statement bumps
-// scim_user_stats.order_generation (a trigger, migration 1763780000900), which the list reads with its total. A
-// directory built in one statement (one snapshot) together with the generation it saw is exact for exactly that
-// generation; any other generation makes it unused until rebuilt. Each instance keeps its own, in memory (1,000
-// keys for 100,000 users). Built in the background, never on a request's path: the request that finds it missing or
-// stale walks the index as before and starts one rebuild, at most one at a time and one per MIN_REBUILD_MS, so a
-// fleet provisioning users while an IdP pages through them does not rebuild without pause.
+// The order changes only when rows are inserted or deleted, and every such statement bumps the list's
+// order_generation (a trigger: scim_user_stats, migration 1763780000900; schedule_stats, 1763780001250), which the
+// list reads with its total. A directory built in one statement (one snapshot) together with the generation it saw
+// is exact for exactly that generation; any other generation makes it unused until rebuilt. Each instance keeps its
+// own, in memory (1,000 keys for 100,000 rows). Built in the background, never on a request's path: the request
+// that finds it missing or stale walks the index as before and starts one rebuild, at most one at a time and one
+// per MIN_REBUILD_MS, so a fleet writing rows while a client pages through them does not rebuild without pause.
 
 export const DIRECTORY_STEP = 100;
 const MIN_REBUILD_MS = 1_000;
@@ -20,7 +20,7 @@ export interface PositionKey {
 }
 
 export interface DirectoryRows {
-  /** scim_user_stats.order_generation as text, when the statement saw the row. */
+  /** The list's order_generation as text, when the statement saw the stats row. */
   generation: string | undefined;
   /** The keys at positions 0, STEP, 2·STEP, … in order. */
   keys: PositionKey[];
@@ -32,7 +32,7 @@ export interface DirectoryStart {
   skip: number;
 }
 
-export class UserPositionDirectory {
+export class PositionDirectory {
   private built: { generation: string; keys: PositionKey[] } | undefined;
   private building: Promise<void> | undefined;
   private lastBuildStarted = Number.NEGATIVE_INFINITY;
@@ -72,7 +72,8 @@ export class UserPositionDirectory {
     await this.building;
   }
 
-  private rebuild(): void {
+  /** Starts a rebuild in the background (unless one runs or one started less than MIN_REBUILD_MS ago). */
+  rebuild(): void {
     if (this.building !== undefined || this.now() - this.lastBuildStarted < MIN_REBUILD_MS) return;
     this.lastBuildStarted = this.now();
     this.building = Promise.resolve()

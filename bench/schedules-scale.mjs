@@ -1,0 +1,244 @@
+// Operations 1 and 2 among 100,000 stored schedules (issue 22), end to end over HTTP to the real app (createApp from
+// dist/, LOG_LEVEL=warn, rate limit off) on 127.0.0.1, every client in its own process (bench/support):
+//   pages  operation 2, GET /api/v1/Schedule: pages of 20 and of 500 at the first, middle and last position,
+//          sequential keep-alive GETs, each answer checked (TotalPages, HasNextPage, length, first schedule's id);
+//   live   GET /health/live every 50 ms from one process while 8 clients in another pull 500-schedule pages
+//          (a random position each time is not needed: every page costs the same) for 6 s: the probe's median /
+//          p90 / max, and how many big pages were served;
+//   op1    operation 1, one group of 10,000 and one of 50,000 ids, a window no schedule overlaps (every rule is
+//          evaluated), sequential POSTs after warm-up, each answer checked.
+// The schedules are inserted straight into the tables, each like a typical stored one: 1 item, a weekly rule
+// (FREQ=WEEKLY;BYDAY=MO,WE,FR, 09:00 Europe/Berlin, first occurrences spread over 2020–2026) and 1 exception (a
+// deleted occurrence), created 1 ms apart so their list order is known.
+// SQLite by default (a temp file); PostgreSQL when DATABASE_URL=postgres://…/<db> (a scratch database next to it,
+// dropped afterwards). Run after `npm run build`:
+// `node bench/schedules-scale.mjs [--schedules 100000] [--runs 40] [--only pages,live,op1] [--dist dist]`.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { load, sample } from './support/http-sampler-client.mjs';
+import { builtService, hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    schedules: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '40' },
+    only: { type: 'string', default: 'pages,live,op1' },
+    dist: { type: 'string', default: 'dist' },
+  },
+});
+const count = Number(args.schedules);
+const runs = Number(args.runs);
+const only = new Set(args.only.split(','));
+
+const dist = builtService(args.dist);
+const { loadConfig } = await import(dist('src/config/config.js'));
+const { createApp } = await import(dist('src/create-app.js'));
+const { createRootLogger } = await import(dist('src/logging/logger.js'));
+const { Schedule, ScheduleItem, Recurrence, RecurrenceException } = await import(
+  dist('src/schedules/entities/schedule.entity.js')
+);
+
+const scratch = await scratchDatabase('schedules-scale');
+const apiKey = randomUUID();
+const config = loadConfig({
+  DATA_DIR: scratch.dataDir,
+  DATABASE_URL: scratch.databaseUrl,
+  API_KEYS: apiKey,
+  RATE_LIMIT: '0',
+  LOG_LEVEL: 'warn',
+});
+const { app, dataSource } = await createApp(config, createRootLogger('warn'));
+const dialect = config.database.type;
+
+// ---- seed ----------------------------------------------------------------------------------------------------------
+
+let seed = 42;
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const epoch = Date.UTC(2026, 0, 1);
+/** Every schedule's id in list (creation) order. */
+const ids = [];
+const seedStart = performance.now();
+const BATCH = 500;
+await dataSource.transaction(async (manager) => {
+  for (let start = 0; start < count; start += BATCH) {
+    const rows = { schedules: [], items: [], recurrences: [], exceptions: [] };
+    for (let index = start; index < Math.min(start + BATCH, count); index++) {
+      const firstDay = Date.UTC(2020, 0, 6) + Math.floor(random() * 7 * 52) * 7 * 86_400_000; // a Monday
+      const day = new Date(firstDay).toISOString().slice(0, 10);
+      const [id, itemId, recurrenceId] = [randomUUID(), randomUUID(), randomUUID()];
+      ids.push(id);
+      rows.schedules.push({ id, version: 1, createdAt: new Date(epoch + index) });
+      rows.items.push({
+        id: itemId,
+        scheduleId: id,
+        position: 0,
+        name: `Schedule ${index}`,
+        start: `${day}T09:00:00`,
+        end: `${day}T09:30:00`,
+        startTimeZone: 'Europe/Berlin',
+      });
+      rows.recurrences.push({
+        id: recurrenceId,
+        scheduleItemId: itemId,
+        startTime: null,
+        endTime: null,
+        offset: null,
+        endCount: null,
+        recurrenceType: 'Weekly',
+        interval: '1',
+        duration: null,
+        pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+        recurrenceDates: null,
+        exceptionDates: null,
+      });
+      rows.exceptions.push({
+        id: randomUUID(),
+        recurrenceId,
+        position: 0,
+        originalTime: `${new Date(firstDay + 7 * 86_400_000).toISOString().slice(0, 10)}T09:00:00`,
+        isDeleted: true,
+        newStart: null,
+        newEnd: null,
+        newStartTime: null,
+        newEndTime: null,
+      });
+    }
+    await manager.insert(Schedule, rows.schedules);
+    await manager.insert(ScheduleItem, rows.items);
+    await manager.insert(Recurrence, rows.recurrences);
+    await manager.insert(RecurrenceException, rows.exceptions);
+  }
+});
+await dataSource.query(dialect === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE');
+// Write the seeding's WAL out now, not during the measurements (needs a superuser; skipped otherwise).
+if (dialect === 'postgres') await dataSource.query('CHECKPOINT').catch(() => undefined);
+else await dataSource.query('PRAGMA wal_checkpoint(TRUNCATE)');
+console.log(
+  `${dialect}: seeded ${count.toLocaleString('en')} schedules (1 item, weekly rule, 1 exception each) in ` +
+    `${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+);
+
+await app.listen(0, '127.0.0.1');
+const { port } = app.getHttpServer().address();
+const origin = `http://127.0.0.1:${port}`;
+const headers = { authorization: `Bearer ${apiKey}` };
+const lines = [];
+
+// ---- operation 2: pages ---------------------------------------------------------------------------------------------
+
+const pagePath = (index, size) => `/api/v1/Schedule?PageIndex=${index}&PageSize=${size}`;
+if (only.has('pages')) {
+  const cases = [];
+  for (const size of [20, 500]) {
+    const last = Math.ceil(count / size);
+    for (const [position, index] of [
+      ['first', 1],
+      ['middle', Math.ceil(last / 2)],
+      ['last', last],
+    ]) {
+      cases.push({
+        label: `page of ${size}, ${position} (PageIndex=${index})`,
+        index,
+        size,
+        goal: size === 20 ? 3 : 25,
+      });
+    }
+  }
+  const answers = await sample({
+    origin,
+    headers,
+    digest: 'schedule-page',
+    cases: cases.map(({ index, size }) => ({ path: pagePath(index, size), warmup: 5, runs })),
+  });
+  cases.forEach(({ label, index, size, goal }, at) => {
+    const totalPages = Math.ceil(count / size);
+    const expected = Math.min(size, count - (index - 1) * size);
+    for (const { status, body } of answers[at].answers) {
+      if (
+        status !== 200 ||
+        body.totalPages !== totalPages ||
+        body.hasNextPage !== index < totalPages ||
+        body.schedules !== expected ||
+        body.firstId !== ids[(index - 1) * size]
+      )
+        throw new Error(`${label}: ${status} ${JSON.stringify(body)}`);
+    }
+    const s = stats(answers[at].ms);
+    lines.push(
+      `operation 2, ${label.padEnd(36)} median ${s.median.toFixed(2).padStart(7)} ms  p90 ${s.p90
+        .toFixed(2)
+        .padStart(7)} ms  max ${s.max.toFixed(2).padStart(7)} ms  (goal ≤ ${goal} ms median: ${
+        s.median <= goal ? 'met' : 'NOT met'
+      })`,
+    );
+  });
+}
+
+// ---- /health/live while 8 clients pull 500-schedule pages -----------------------------------------------------------
+
+if (only.has('live')) {
+  const durationMs = 6_000;
+  const startAt = Date.now() + 500;
+  const [busy, probe] = await Promise.all([
+    load({ origin, headers, clients: 8, durationMs, startAt, path: pagePath(Math.ceil(count / 1000), 500) }),
+    load({ origin, headers: {}, clients: 1, durationMs, startAt, pauseMs: 50, path: '/health/live' }),
+  ]);
+  const s = stats(probe.ms);
+  lines.push(
+    `/health/live while 8 clients pull 500-schedule pages for ${durationMs / 1000} s: median ${s.median.toFixed(1)} ms, ` +
+      `p90 ${s.p90.toFixed(1)} ms, max ${s.max.toFixed(1)} ms over ${probe.served} probes (goal p90 ≤ 100 ms: ${
+        s.p90 <= 100 ? 'met' : 'NOT met'
+      }); probe statuses ${JSON.stringify(probe.statuses)}`,
+  );
+  const b = stats(busy.ms);
+  lines.push(
+    `500-schedule pages served in ${durationMs / 1000} s by 8 clients: ${busy.served} (statuses ${JSON.stringify(
+      busy.statuses,
+    )}; each: median ${b.median.toFixed(0)} ms, p90 ${b.p90.toFixed(0)} ms)`,
+  );
+}
+
+// ---- operation 1 -------------------------------------------------------------------------------------------------
+
+if (only.has('op1')) {
+  // A Tuesday night: no schedule matches, so every series is checked (the worst case for one group).
+  const sizes = [10_000, 50_000].filter((size) => size <= count);
+  const answers = await sample({
+    origin,
+    headers,
+    digest: 'groups',
+    cases: sizes.map((size) => ({
+      path: '/api/v1/Occurrence/hasOccurrences/byGroup',
+      method: 'POST',
+      body: JSON.stringify({
+        Groups: [{ Key: 'all', ScheduleIds: ids.slice(0, size) }],
+        Start: '2026-06-16T22:00:00Z',
+        End: '2026-06-16T23:00:00Z',
+      }),
+      warmup: 5,
+      runs,
+    })),
+  });
+  sizes.forEach((size, at) => {
+    for (const { status, body } of answers[at].answers)
+      if (status !== 200 || body.all !== false)
+        throw new Error(`op1 ${size}: ${status} ${JSON.stringify(body)}`);
+    const s = stats(answers[at].ms);
+    const goal = size === 10_000 ? 20 : 100;
+    lines.push(
+      `operation 1, one group of ${size.toLocaleString('en')} ids, no hit: median ${s.median.toFixed(1)} ms, p90 ${s.p90.toFixed(
+        1,
+      )} ms, max ${s.max.toFixed(1)} ms (goal ≤ ${goal} ms median: ${s.median <= goal ? 'met' : 'NOT met'})`,
+    );
+  });
+}
+
+await app.close();
+await scratch.drop();
+
+console.log(`\n${hostLine()}`);
+console.log(
+  `database: ${dialect}, ${count.toLocaleString('en')} schedules; clients in their own processes over loopback ` +
+    `keep-alive HTTP; sequential figures over ${runs} requests after 5 warm-up ones`,
+);
+for (const line of lines) console.log(line);
