@@ -263,6 +263,49 @@ describe('schedules', () => {
         await fresh.close();
       }
     });
+
+    // Past 100 schedules a PostgreSQL page starts from the position directory's nearest key (built in the
+    // background, stale after an insert or delete until rebuilt, at most once a second); SQLite walks from the
+    // nearer end. Every walk must give the creation order exactly, before, while and after the directory is current.
+    it('pages deep lists exactly while the position directory is missing, current and stale', async () => {
+      const fresh = await startTestApp();
+      try {
+        const ids: string[] = [];
+        for (let i = 0; i < 230; i++)
+          ids.push((await fresh.post('/api/v1/Schedule', { ScheduleItems: [] })).json().Result.Id);
+        const walk = async (): Promise<string[]> => {
+          const seen: string[] = [];
+          for (let index = 1; index <= 12; index++) {
+            const response = await fresh.request({
+              method: 'GET',
+              url: `/api/v1/Schedule?PageIndex=${index}&PageSize=20`,
+              headers: { authorization: `Bearer ${ADMIN_KEY}` },
+            });
+            expect(response.statusCode).toBe(200);
+            seen.push(...response.json().Result.map((schedule: { Id: string }) => schedule.Id));
+          }
+          return seen;
+        };
+        const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        expect(await walk()).toEqual(ids);
+        await pause(300);
+        expect(await walk()).toEqual(ids);
+        const deleted = await fresh.request({
+          method: 'DELETE',
+          url: `/api/v1/Schedule/${ids[150]}`,
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        });
+        expect(deleted.statusCode).toBe(200);
+        const left = ids.filter((_, index) => index !== 150);
+        expect(await walk()).toEqual(left);
+        await pause(1_200);
+        expect(await walk()).toEqual(left);
+        await pause(300);
+        expect(await walk()).toEqual(left);
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 
   describe('operation 1', () => {

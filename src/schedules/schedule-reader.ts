@@ -10,6 +10,7 @@
 // index on SQLite, or from the position directory's nearest key on PostgreSQL (src/database/position-directory.ts,
 // as SCIM's user list does). On SQLite the whole page is read in one synchronous section of the connection (one
 // snapshot, a few ms for 500 schedules); on PostgreSQL the position and the total come from one statement.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -59,10 +60,11 @@ interface ExceptionRow {
   new_end_time: string | null;
 }
 
-export interface SchedulePageRows {
+export interface SchedulePageJson {
   /** Every schedule, counted (schedule_stats). */
   total: number;
-  schedules: ScheduleDto[];
+  /** The page's schedules as a JSON array, in the documented representation. */
+  json: string;
 }
 
 /** The statements of a set of schedules, with `{ids}` standing for the dialect's "is one of the ids" test. */
@@ -112,31 +114,50 @@ const SQLITE_FORWARD = '(SELECT created_at, id FROM schedules ORDER BY created_a
 const SQLITE_BACKWARD =
   '(SELECT created_at, id FROM schedules ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)';
 
-/** PostgreSQL: the page at offset $1 of $2 schedules, with the total and order generation, in one snapshot. */
-const PG_PAGE = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation, p.id::text AS id
-  FROM schedule_stats s
-  LEFT JOIN LATERAL (SELECT created_at, id FROM schedules ORDER BY created_at, id OFFSET $1 LIMIT $2) p ON true
- WHERE s.id = 1
- ORDER BY p.created_at, p.id`;
-
 /**
- * PostgreSQL: the page $3 entries past the key ($1, $2) if the order generation is still $5 (the directory's);
- * otherwise the stats row alone.
+ * PostgreSQL: a schedule (`p.id`) in its documented representation, built by the database (json keeps the keys
+ * in the documented order; jsonb would sort them). The service sends it on as text, so a page costs the event
+ * loop no rows to parse, no objects and no serialisation.
  */
-const PG_PAGE_FROM_KEY = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation, p.id::text AS id
+const PG_SCHEDULE_JSON = `json_build_object('Id', p.id, 'ScheduleItems', COALESCE((
+  SELECT json_agg(json_build_object(
+           'Id', i.id, 'Name', i.name, 'Start', i.start_at, 'End', i.end_at, 'StartTimeZone', i.start_time_zone,
+           'Recurrence', CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(
+             'Id', r.id, 'StartTime', r.start_time, 'EndTime', r.end_time, 'Offset', r.offset_duration,
+             'EndCount', r.end_count, 'RecurrenceType', r.recurrence_type, 'Interval', r.interval_text,
+             'Duration', r.duration, 'Pattern', r.pattern,
+             'Exceptions', COALESCE((
+               SELECT json_agg(json_build_object(
+                        'Id', e.id, 'RecurrenceId', e.recurrence_id, 'OriginalTime', e.original_time,
+                        'IsDeleted', e.is_deleted, 'NewStart', e.new_start, 'NewEnd', e.new_end,
+                        'NewStartTime', e.new_start_time, 'NewEndTime', e.new_end_time) ORDER BY e.position)
+                 FROM recurrence_exceptions e WHERE e.recurrence_id = r.id), '[]'),
+             'RecurrenceDates', COALESCE(r.recurrence_dates::json, '[]'),
+             'ExceptionDates', COALESCE(r.exception_dates::json, '[]')) END)
+         ORDER BY i.position)
+    FROM schedule_items i LEFT JOIN recurrences r ON r.schedule_item_id = i.id
+   WHERE i.schedule_id = p.id), '[]'))`;
+
+/** PostgreSQL: the total, the order generation and the page (`{page}`: its keys) as a JSON array, one snapshot. */
+const PG_PAGE = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation,
+       (SELECT COALESCE(json_agg(${PG_SCHEDULE_JSON} ORDER BY p.created_at, p.id), '[]')::text FROM {page} p) AS page
   FROM schedule_stats s
-  LEFT JOIN LATERAL (SELECT created_at, id FROM schedules
-                      WHERE s.order_generation::text = $5
-                        AND (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
-                      ORDER BY created_at, id OFFSET $3 LIMIT $4) p ON true
- WHERE s.id = 1
- ORDER BY p.created_at, p.id`;
+ WHERE s.id = 1`;
+/** The page at offset $1 of $2 schedules. */
+const PG_BY_OFFSET = '(SELECT created_at, id FROM schedules ORDER BY created_at, id OFFSET $1 LIMIT $2)';
+/** The page $3 entries past the key ($1, $2) if the order generation is still $5 (the directory's); else empty. */
+const PG_FROM_KEY = `(SELECT created_at, id FROM schedules
+   WHERE s.order_generation::text = $5 AND (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
+   ORDER BY created_at, id OFFSET $3 LIMIT $4)`;
 
 interface PgPageRow {
   total: string;
   generation: string;
-  id: string | null;
+  page: string;
 }
+
+/** Pages with more schedules than this give the event loop a turn between reading and serialising (SQLite). */
+const YIELD_AFTER_SCHEDULES = 50;
 
 const jsonList = (value: string | null): string[] => (value === null ? [] : (JSON.parse(value) as string[]));
 
@@ -191,59 +212,57 @@ export class ScheduleReader implements OnModuleDestroy {
     );
   }
 
-  /** The schedules at list positions [offset, offset + limit) in creation order, and how many there are. */
-  async page(offset: number, limit: number): Promise<SchedulePageRows> {
-    if (!this.postgres) {
-      return withSqliteConnection(this.dataSource, () => {
-        const total = Number(this.sqlite<{ total: number }>(`SELECT ${TOTAL} AS total`)[0].total);
-        if (offset >= total) return { total, schedules: [] };
-        const fromEnd = total - offset - limit;
-        const [page, params] =
-          offset <= Math.max(fromEnd, 0)
-            ? [SQLITE_FORWARD, [limit, offset]]
-            : [SQLITE_BACKWARD, [Math.min(limit, total - offset), Math.max(fromEnd, 0)]];
-        const rows = this.sqlite<ItemRow & { page_id: string }>(
-          SQLITE_PAGE_ITEMS.replace('{page}', page),
-          ...params,
-        );
-        const exceptions = this.sqlite<ExceptionRow>(
-          SQLITE_PAGE_EXCEPTIONS.replace('{page}', page),
-          ...params,
-        );
-        const ids = [...new Set(rows.map((row) => row.page_id))];
-        return { total, schedules: this.assemble(ids, rows, exceptions) };
-      });
+  /**
+   * The schedules at list positions [offset, offset + limit) in creation order, as JSON, and how many there are.
+   * SQLite reads the rows in one synchronous section, then gives the event loop a turn before the JSON is made.
+   */
+  async page(offset: number, limit: number): Promise<SchedulePageJson> {
+    if (this.postgres) {
+      const [row] = await this.pgPage(offset, limit);
+      return { total: Number(row?.total ?? 0), json: row?.page ?? '[]' };
     }
-    const rows = await this.pgPageIds(offset, limit);
-    const total = Number(rows[0]?.total ?? 0);
-    const ids = rows.flatMap((row) => (row.id === null ? [] : [row.id]));
-    if (ids.length === 0) return { total, schedules: [] };
-    const [items, exceptions] = await Promise.all([
-      this.pg<ItemRow>(ITEMS, ids),
-      this.pg<ExceptionRow>(EXCEPTIONS, ids),
-    ]);
-    return { total, schedules: this.assemble(ids, items, exceptions) };
+    const { total, schedules } = await withSqliteConnection(this.dataSource, () => {
+      const total = Number(this.sqlite<{ total: number }>(`SELECT ${TOTAL} AS total`)[0].total);
+      if (offset >= total) return { total, schedules: [] };
+      const fromEnd = total - offset - limit;
+      const [page, params] =
+        offset <= Math.max(fromEnd, 0)
+          ? [SQLITE_FORWARD, [limit, offset]]
+          : [SQLITE_BACKWARD, [Math.min(limit, total - offset), Math.max(fromEnd, 0)]];
+      const rows = this.sqlite<ItemRow & { page_id: string }>(
+        SQLITE_PAGE_ITEMS.replace('{page}', page),
+        ...params,
+      );
+      const exceptions = this.sqlite<ExceptionRow>(SQLITE_PAGE_EXCEPTIONS.replace('{page}', page), ...params);
+      const ids = [...new Set(rows.map((row) => row.page_id))];
+      return { total, schedules: this.assemble(ids, rows, exceptions) };
+    });
+    if (schedules.length > YIELD_AFTER_SCHEDULES) await yieldToEventLoop();
+    return { total, json: JSON.stringify(schedules) };
   }
 
   /**
-   * The page's ids with the total (one statement, one snapshot). From DIRECTORY_STEP on, the page starts at the
+   * The page with the total (one statement, one snapshot). From DIRECTORY_STEP on, the page starts at the
    * position directory's nearest key when the directory is exact for the generation the same statement reads; a
    * stale one starts a rebuild and the page is read by OFFSET (an index-only walk).
    */
-  private async pgPageIds(offset: number, limit: number): Promise<PgPageRow[]> {
+  private async pgPage(offset: number, limit: number): Promise<PgPageRow[]> {
     const start = offset >= DIRECTORY_STEP ? this.positions?.current(offset) : undefined;
-    const byOffset = () => namedQuery<PgPageRow>(this.dataSource, 'schedules_page', PG_PAGE, [offset, limit]);
+    const byOffset = () =>
+      namedQuery<PgPageRow>(this.dataSource, 'schedules_page', PG_PAGE.replace('{page}', PG_BY_OFFSET), [
+        offset,
+        limit,
+      ]);
     if (start === undefined) {
       if (offset >= DIRECTORY_STEP) this.positions?.rebuild(); // none built yet
       return byOffset();
     }
-    const rows = await namedQuery<PgPageRow>(this.dataSource, 'schedules_page_from_key', PG_PAGE_FROM_KEY, [
-      start.key.created,
-      start.key.id,
-      start.skip,
-      limit,
-      start.generation,
-    ]);
+    const rows = await namedQuery<PgPageRow>(
+      this.dataSource,
+      'schedules_page_from_key',
+      PG_PAGE.replace('{page}', PG_FROM_KEY),
+      [start.key.created, start.key.id, start.skip, limit, start.generation],
+    );
     const seen = rows[0]?.generation;
     if (seen === undefined || seen === start.generation) return rows;
     this.positions?.startOf(offset, seen); // stale: starts a rebuild (one a second at most)

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -39,17 +51,18 @@ export class SchedulesController {
     summary: 'Schedules with items, recurrences and exceptions, paged by creation',
   })
   @ApiOkResponse({ type: ScheduleListResponse })
-  async list(@Query() query: ListSchedulesQuery): Promise<ScheduleListResponse> {
+  // The answer is written here as JSON text around the page's JSON (built by the database on PostgreSQL), so a
+  // page of 500 schedules is not parsed and serialised again on the event loop. Same fields, same order.
+  @Header('content-type', 'application/json; charset=utf-8')
+  async list(@Query() query: ListSchedulesQuery): Promise<string> {
     const pageIndex = query.PageIndex ?? 1;
-    const { schedules, totalPages } = await this.schedules.list(pageIndex, query.PageSize ?? 20);
-    return {
-      ...ok(),
-      Result: schedules,
-      PageIndex: pageIndex,
-      TotalPages: totalPages,
-      HasPreviousPage: pageIndex > 1,
-      HasNextPage: pageIndex < totalPages,
-    };
+    const { resultJson, totalPages } = await this.schedules.list(pageIndex, query.PageSize ?? 20);
+    const { Succeeded, Message, Code } = ok();
+    return (
+      `{"Succeeded":${Succeeded},"Message":${JSON.stringify(Message)},"Code":${JSON.stringify(Code)},` +
+      `"Result":${resultJson},"PageIndex":${pageIndex},"TotalPages":${totalPages},` +
+      `"HasPreviousPage":${pageIndex > 1},"HasNextPage":${pageIndex < totalPages}}`
+    );
   }
 
   @Post()

@@ -24,7 +24,8 @@ export interface WriteResult {
 }
 
 export interface SchedulePage {
-  schedules: ScheduleDto[];
+  /** The page's schedules as a JSON array (schedule-reader.ts). */
+  resultJson: string;
   pageIndex: number;
   totalPages: number;
 }
@@ -64,10 +65,10 @@ export class SchedulesService {
     return schedule;
   }
 
-  /** Operation 2: a page in creation order, read in O(page) (schedule-reader.ts). */
+  /** Operation 2: a page in creation order, read in O(page) and as JSON (schedule-reader.ts). */
   async list(pageIndex: number, pageSize: number): Promise<SchedulePage> {
-    const { total, schedules } = await this.reader.page((pageIndex - 1) * pageSize, pageSize);
-    return { schedules, pageIndex, totalPages: Math.ceil(total / pageSize) };
+    const { total, json } = await this.reader.page((pageIndex - 1) * pageSize, pageSize);
+    return { resultJson: json, pageIndex, totalPages: Math.ceil(total / pageSize) };
   }
 
   async replace(id: string, input: ScheduleInput): Promise<WriteResult> {
