@@ -54,6 +54,8 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** SIGTERM: how long readiness is 503 while the instance still serves, before it stops accepting connections. */
   shutdownDelayMs: number;
+  /** Mean event-loop delay (ms, sampled each second) above which new requests get 503 Overloaded; 0 = never. */
+  overloadEventLoopDelayMs: number;
   /** Background jobs (src/jobs/): how long a claimed job stays with its instance without a heartbeat. */
   jobs: { leaseMs: number; pollMs: number };
   retention: { replicationDays: number; webhookEventDays: number };
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitStore: rateLimitStore(env, databaseConfig),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+    overloadEventLoopDelayMs: integer(env, 'OVERLOAD_EVENT_LOOP_DELAY_MS', 1_000, 0, 60_000),
     jobs: {
       leaseMs: integer(env, 'JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'JOB_POLL_MS', 1_000, 50, 60_000),

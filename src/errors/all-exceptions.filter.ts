@@ -16,6 +16,7 @@ const CODE_BY_STATUS = new Map<number, PlatformErrorCode>(
     .filter(
       ([code]) =>
         code !== PlatformErrorCode.ServiceUnavailable &&
+        code !== PlatformErrorCode.Overloaded &&
         code !== PlatformErrorCode.InternalError &&
         code !== PlatformErrorCode.DatabaseUnavailable &&
         code !== PlatformErrorCode.StorageFull,
@@ -185,6 +186,7 @@ function messageFor(code: PlatformErrorCode, exception: unknown, request: Fastif
     case PlatformErrorCode.StorageFull:
     case PlatformErrorCode.IdempotencyKeyMismatch:
     case PlatformErrorCode.IdempotencyKeyInUse:
+    case PlatformErrorCode.Overloaded:
       return exception instanceof Error ? exception.message : code;
   }
 }

@@ -41,6 +41,8 @@ export enum PlatformErrorCode {
   IdempotencyKeyMismatch = 'IdempotencyKeyMismatch',
   /** An Idempotency-Key whose first request is still in progress (or was carried out but its answer was lost). */
   IdempotencyKeyInUse = 'IdempotencyKeyInUse',
+  /** The instance sheds load (event loop overloaded, OVERLOAD_EVENT_LOOP_DELAY_MS): retry after Retry-After. */
+  Overloaded = 'Overloaded',
 }
 
 export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
@@ -59,6 +61,7 @@ export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
   [PlatformErrorCode.StorageFull]: 507,
   [PlatformErrorCode.IdempotencyKeyMismatch]: 422,
   [PlatformErrorCode.IdempotencyKeyInUse]: 409,
+  [PlatformErrorCode.Overloaded]: 503,
 };
 
 /** Retry-After (seconds) on answers a client should retry; a 429 sets its own from the rate limiter. */
@@ -68,6 +71,7 @@ export const RETRY_AFTER_SECONDS: ReadonlyMap<string, number> = new Map<string, 
   [PlatformErrorCode.ServiceUnavailable, 5],
   [PlatformErrorCode.RequestTimeout, 5],
   [PlatformErrorCode.IdempotencyKeyInUse, 1],
+  [PlatformErrorCode.Overloaded, 2],
 ]);
 
 const MAX_FIELD_ERRORS = 100;

@@ -11,11 +11,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { RequestContext } from '../logging/request-context.js';
 import { Schedule } from './entities/schedule.entity.js';
 import { compileSeries, type CompiledSeries } from './recurrence/index.js';
-import { toItemDto } from './schedule-mapping.js';
+import type { ScheduleDto } from './dto/schedule.dto.js';
+import { ScheduleReader } from './schedule-reader.js';
 
 /**
  * A COUNT series is counted in steps of this many occurrences, giving the event loop a turn once 5 ms have passed:
@@ -37,7 +38,10 @@ interface Entry {
   checked: string | undefined;
 }
 
-const CHUNK = 5_000;
+/** Schedules loaded per statement set on a cache miss (~5 ms of SQLite each). */
+const LOAD_CHUNK = 500;
+/** Longest stretch of loading and compiling before the event loop gets a turn. */
+const SLICE_MS = 10;
 /** Ids per version lookup: ~4 ms of SQLite each. */
 const VERSION_SLICE = 5_000;
 const MAX_ENTRIES = 200_000;
@@ -46,7 +50,10 @@ const MAX_ENTRIES = 200_000;
 export class SeriesCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(@InjectRepository(Schedule) private readonly schedules: Repository<Schedule>) {}
+  constructor(
+    @InjectRepository(Schedule) private readonly schedules: Repository<Schedule>,
+    private readonly reader: ScheduleReader,
+  ) {}
 
   /**
    * The compiled items of each schedule `ids[i]` (lower-case; repeats allowed) at index i, undefined where no
@@ -71,7 +78,7 @@ export class SeriesCache {
     if (unchecked.length === 0) return result;
     const uncheckedIds = [...new Set(unchecked.map((index) => ids[index]))];
     const found = new Map<string, readonly CompiledItem[]>();
-    const stale: string[] = [];
+    const stale: Array<{ id: string; version: number }> = [];
     // In slices with a turn of the event loop between them: SQLite's driver is synchronous, and the versions of
     // 50,000 ids in one statement held the loop ~40 ms (with the body's parse and GC, /health/live waited >100 ms).
     for (let offset = 0; offset < uncheckedIds.length; offset += VERSION_SLICE) {
@@ -81,20 +88,26 @@ export class SeriesCache {
         if (entry && entry.version === Number(row.version)) {
           entry.checked = generation;
           found.set(row.id, entry.items);
-        } else stale.push(row.id);
+        } else stale.push({ id: row.id, version: Number(row.version) });
       }
     }
-    for (let offset = 0; offset < stale.length; offset += CHUNK) {
-      const loaded = await this.schedules.find({
-        where: { id: In(stale.slice(offset, offset + CHUNK)) },
-        relations: { items: { recurrences: { exceptions: true } } },
-      });
-      for (const schedule of loaded) {
-        const items = this.store(schedule, generation, ctx);
+    // Loaded (schedule-reader.ts, no entities) and compiled in slices with a turn of the event loop whenever
+    // SLICE_MS have passed: a cold cache for 50,000 ids is seconds of work, which must not hold the loop at once.
+    let sliceStart = performance.now();
+    for (let offset = 0; offset < stale.length; offset += LOAD_CHUNK) {
+      const chunk = stale.slice(offset, offset + LOAD_CHUNK);
+      const versions = new Map(chunk.map((row) => [row.id, row.version]));
+      for (const schedule of await this.reader.findMany(chunk.map((row) => row.id))) {
+        // The version read before the load: if the schedule changed since, the next lookup reloads it.
+        const items = this.store(schedule, versions.get(schedule.Id) ?? 0, generation, ctx);
         // A COUNT series is counted from DTSTART once per compiled series: do it here, in slices, so a query on
         // a long one (COUNT up to 1,000,000) never holds the event loop for the whole count.
         for (const item of items) await countInSlices(item.series);
-        found.set(schedule.id, items);
+        found.set(schedule.Id, items);
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
       }
     }
     for (const index of unchecked) result[index] = found.get(ids[index]);
@@ -133,23 +146,24 @@ export class SeriesCache {
   }
 
   private store(
-    schedule: Schedule,
+    schedule: ScheduleDto,
+    version: number,
     checked: string | undefined,
     ctx: RequestContext,
   ): readonly CompiledItem[] {
     const items: CompiledItem[] = [];
-    for (const item of [...schedule.items].sort((a, b) => a.position - b.position)) {
+    for (const item of schedule.ScheduleItems) {
       try {
-        items.push({ itemId: item.id, series: compileSeries(toItemDto(item)) });
+        items.push({ itemId: item.Id, series: compileSeries(item) });
       } catch (error) {
         // Stored data was valid when written; a zone dropped from the tz database could still break it later.
         ctx
           .logFor('schedules')
-          .warn({ scheduleId: schedule.id, itemId: item.id, err: error }, 'Schedule item no longer compiles');
+          .warn({ scheduleId: schedule.Id, itemId: item.Id, err: error }, 'Schedule item no longer compiles');
       }
     }
     if (this.entries.size >= MAX_ENTRIES) this.evictOldest(MAX_ENTRIES / 10);
-    this.entries.set(schedule.id, { version: schedule.version, items, checked });
+    this.entries.set(schedule.Id, { version, items, checked });
     return items;
   }
 

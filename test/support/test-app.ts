@@ -40,6 +40,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     API_KEYS: ADMIN_KEY,
     RATE_LIMIT: '0',
     LOG_LEVEL: 'info',
+    // The app shares this process's event loop with the test (and its heavy set-ups): no load shedding unless a
+    // test asks for it (test/overload.e2e-spec.ts).
+    OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
     // Lets a developer boot only some areas while others are half-built: TEST_MODULES=schedules,migrations.
     ...(process.env.TEST_MODULES ? { MODULES: process.env.TEST_MODULES } : {}),
     ...options.env,
