@@ -14,6 +14,8 @@ const MAX_IDS = 50_000;
 /** Requests with more distinct ids than this yield the event loop between their phases. */
 const YIELD_AFTER_IDS = 5_000;
 const MAX_OCCURRENCES = 10_000;
+/** Longest stretch of evaluation before the event loop gets a turn. */
+const SLICE_MS = 10;
 
 export interface GroupedAnswer {
   groups: Record<string, boolean>;
@@ -67,16 +69,22 @@ export class OccurrencesService {
     const compiled = await this.cache.getMany(ids, ctx);
     // A null-prototype object: group keys such as "__proto__" are plain keys here.
     const groups = Object.create(null) as Record<string, boolean>;
+    // Evaluated in slices: the loop gets a turn whenever SLICE_MS have passed (checked every 1,000 ids).
     let unknownCount = 0;
-    request.Groups.forEach((group, index) => {
+    let sliceStart = performance.now();
+    for (const [index, group] of request.Groups.entries()) {
       let answer = false;
       for (let at = index === 0 ? 0 : ends[index - 1]; at < ends[index]; at++) {
         const items = compiled[at];
         if (items === undefined) unknownCount++;
         else if (!answer && anyOverlap(items, start, end)) answer = true;
+        if (at % 1_000 === 999 && performance.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
       }
       groups[group.Key] = answer;
-    });
+    }
     return {
       groups,
       // Named as sent (the rare path: only when some id has no schedule).
