@@ -45,12 +45,41 @@ export function nulFields(value: unknown, root: string, out: string[] = []): str
   return out;
 }
 
+/**
+ * Whether any string or key in `value` holds a NUL or a lone surrogate: the common answer (no) without building a
+ * path per element, which cost ~2 ms for operation 1's 10,000 ids; nulFields names them when there are some.
+ */
+function anyUnstorable(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') {
+      if (unstorable(current)) return true;
+    } else if (Array.isArray(current)) {
+      for (const element of current) {
+        if (typeof element !== 'string') stack.push(element);
+        else if (unstorable(element)) return true;
+      }
+    } else if (current !== null && typeof current === 'object' && !Buffer.isBuffer(current)) {
+      for (const key of Object.keys(current)) {
+        if (unstorable(key)) return true;
+        stack.push((current as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 /** preValidation hook: 400 ValidationFailed naming every field (body, query string, path) with either. */
 export function refuseNulCharacters(
   request: FastifyRequest,
   _reply: FastifyReply,
   done: (error?: Error) => void,
 ): void {
+  if (!anyUnstorable(request.body) && !anyUnstorable(request.query) && !anyUnstorable(request.params)) {
+    done();
+    return;
+  }
   const fields = [
     ...nulFields(request.body, ''),
     ...nulFields(request.query, ''),
