@@ -4,6 +4,7 @@
 // user never lose an update.
 import type { TransactionalRecord } from '../database/transaction.js';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { normalizeUserInput } from './patch/normalize-user-input.js';
@@ -30,6 +31,8 @@ export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListR
 /** Page size when the request gives no `count`, and the largest page served (ServiceProviderConfig maxResults). */
 export const DEFAULT_COUNT = 100;
 export const MAX_RESULTS = 1000;
+/** Pages with more users than this give the event loop a turn between reading and rendering. */
+const YIELD_AFTER_USERS = 100;
 /** Column sizes (entities/scim-user.entity.ts). */
 const MAX_USER_NAME = 256;
 const MAX_EXTERNAL_ID = 256;
@@ -157,6 +160,9 @@ export class ScimUsersService {
     } catch (error) {
       rethrowEngineError(error);
     }
+    // A big page (up to 1,000 users) was one synchronous stretch to read on SQLite; its rendering (groups, meta,
+    // attributes) is another: the event loop gets a turn in between.
+    if (page.users.length > YIELD_AFTER_USERS) await yieldToEventLoop();
     return {
       schemas: [LIST_RESPONSE_SCHEMA],
       totalResults: page.totalResults,
