@@ -35,7 +35,14 @@ export function fastifyOptions(config: AppConfig) {
     // Node's own limit on receiving a whole request (headers and body), a backstop behind the 503 of
     // REQUEST_TIMEOUT_MS (Node checks it only every 30 s); 0 = none, as REQUEST_TIMEOUT_MS=0 says.
     requestTimeout: config.requestTimeoutMs > 0 ? config.requestTimeoutMs + 1_000 : 0,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // maxParamLength: Fastify answers a path parameter longer than its default (100 characters) with its own bare
+    // 414 before any route runs; with the request head's limit instead, every route's own validation answers a
+    // long id (400 naming the field, or 404), in the envelope or SCIM's error.
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      maxParamLength: MAX_REQUEST_HEAD_BYTES,
+    },
     // GET lists of up to 1,000 GUIDs (`?ids=` of the iCalendar export, `?ScheduleIds=` of the occurrence listing)
     // make a ~37 KB request line; Node's default limit on the request head is 16 KiB (431 beyond it).
     http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
