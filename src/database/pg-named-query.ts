@@ -3,6 +3,7 @@
 // statement unnamed, so it is parsed (and planned) on every call; a named one is parsed once, and PostgreSQL then
 // plans each execution as its plan_cache_mode says (by default a custom plan for each of these).
 import type { DataSource } from 'typeorm';
+import { traceStatement } from '../tracing/database-tracing.js';
 
 interface PgClient {
   query<Row>(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: Row[] }>;
@@ -32,7 +33,7 @@ export async function namedQuery<Row>(
   const client = await pool.connect();
   let stale = false;
   try {
-    return (await client.query<Row>({ name, text, values })).rows;
+    return (await traceStatement('postgresql', text, () => client.query<Row>({ name, text, values }))).rows;
   } catch (error) {
     if ((error as { code?: unknown }).code !== CACHED_PLAN_CHANGED) throw error;
     stale = true;

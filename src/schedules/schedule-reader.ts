@@ -19,6 +19,7 @@ import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
 import { DIRECTORY_STEP, PositionDirectory, type DirectoryRows } from '../database/position-directory.js';
 import { withSqliteConnection } from '../database/sqlite-transactions.js';
+import { traceStatement } from '../tracing/database-tracing.js';
 import type {
   RecurrenceDto,
   RecurrenceExceptionDto,
@@ -305,7 +306,8 @@ export class ScheduleReader implements OnModuleDestroy {
       statement = database.prepare(forDialect(sql, false));
       this.statements.set(sql, statement);
     }
-    return statement.all(...params) as Row[];
+    const prepared = statement;
+    return traceStatement('sqlite', prepared.source, () => prepared.all(...params) as Row[]);
   }
 
   /** The schedules `ids` (in that order) from their item and exception rows (each list in position order). */

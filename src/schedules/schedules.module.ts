@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { registerEntities } from '../database/entity-registry.js';
+import { ScheduleStats } from './entities/schedule-stats.entity.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
@@ -14,7 +15,9 @@ import { SeriesCache } from './series-cache.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature(registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException])),
+    TypeOrmModule.forFeature(
+      registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException, ScheduleStats]),
+    ),
   ],
   controllers: [
     OccurrencesController,
