@@ -34,7 +34,15 @@ export function fastifyOptions(config: AppConfig) {
     // Node's own limit on receiving a whole request (headers and body), a backstop behind the 503 of
     // REQUEST_TIMEOUT_MS (Node checks it only every 30 s); 0 = none, as REQUEST_TIMEOUT_MS=0 says.
     requestTimeout: config.requestTimeoutMs > 0 ? config.requestTimeoutMs + 1_000 : 0,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // maxParamLength: Fastify answers a path parameter over its limit (default 100) with its own bare 414, neither a
+    // documented status nor the envelope. The request head is already bounded (MAX_REQUEST_HEAD_BYTES), so a path
+    // parameter may take all of it and the route's own id check answers (400 naming the field, or 404), as it does
+    // for a shorter wrong id (issue 23).
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      maxParamLength: MAX_REQUEST_HEAD_BYTES,
+    },
     // GET lists of up to 1,000 GUIDs (`?ids=` of the iCalendar export, `?ScheduleIds=` of the occurrence listing)
     // make a ~37 KB request line; Node's default limit on the request head is 16 KiB (431 beyond it).
     http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
