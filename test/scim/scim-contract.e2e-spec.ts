@@ -241,3 +241,85 @@ describe('POST /.search at the SCIM root (RFC 7644 §3.4.3)', () => {
     expect(response.headers.allow).toBe('POST');
   });
 });
+
+describe('Entra ID’s unqualified manager', () => {
+  const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+
+  async function newUser(): Promise<string> {
+    const response = await scim.post('/Users', scimUserBody());
+    expect(response.statusCode).toBe(201);
+    return response.json<{ id: string }>().id;
+  }
+
+  it.each([
+    ['a string', (id: string) => id],
+    ['{value}', (id: string) => ({ value: id })],
+  ])('PATCH Add path "manager" with %s sets the enterprise manager', async (_label, valueOf) => {
+    const managerId = await newUser();
+    const reportId = await newUser();
+    const response = await scim.patch(`/Users/${reportId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'manager', value: valueOf(managerId) }],
+    });
+    expect(response.statusCode).toBe(200);
+    const user = response.json<Record<string, unknown>>();
+    expect(user.schemas).toEqual([CORE_USER, ENTERPRISE]);
+    expect(user[ENTERPRISE]).toMatchObject({ manager: { value: managerId } });
+    const read = await scim.get(`/Users/${reportId}`);
+    expect(read.json<Record<string, unknown>>()[ENTERPRISE]).toMatchObject({ manager: { value: managerId } });
+
+    // Replace and the sub-attribute unqualified too; "" removes it (as the qualified path does).
+    const other = await newUser();
+    const replaced = await scim.patch(
+      `/Users/${reportId}`,
+      patchBody({ op: 'Replace', path: 'manager.value', value: other }),
+    );
+    expect(replaced.json<Record<string, unknown>>()[ENTERPRISE]).toMatchObject({ manager: { value: other } });
+    const removed = await scim.patch(
+      `/Users/${reportId}`,
+      patchBody({ op: 'Replace', path: 'manager', value: '' }),
+    );
+    expect(removed.statusCode).toBe(200);
+    expect(removed.json<Record<string, unknown>>()[ENTERPRISE]).toBeUndefined();
+  });
+
+  it('filters by manager eq "<id>" (and manager.value) unqualified', async () => {
+    const managerId = await newUser();
+    const reports = [await newUser(), await newUser()];
+    for (const id of reports) {
+      const response = await scim.patch(
+        `/Users/${id}`,
+        patchBody({ op: 'Add', path: 'manager', value: managerId }),
+      );
+      expect(response.statusCode).toBe(200);
+    }
+    for (const filter of [
+      `manager eq "${managerId}"`,
+      `manager.value eq "${managerId}"`,
+      `${ENTERPRISE}:manager eq "${managerId}"`,
+    ]) {
+      const list = await scim.get(`/Users?filter=${encodeURIComponent(filter)}`);
+      expect([filter, list.statusCode]).toEqual([filter, 200]);
+      expect([
+        filter,
+        list
+          .json<{ Resources: Array<{ id: string }> }>()
+          .Resources.map((user) => user.id)
+          .sort(),
+      ]).toEqual([filter, [...reports].sort()]);
+    }
+  });
+
+  it('an unqualified name neither the core schema nor an extension defines is still invalidPath / invalidFilter', async () => {
+    const id = await newUser();
+    const patched = await scim.patch(
+      `/Users/${id}`,
+      patchBody({ op: 'Add', path: 'supervisor', value: 'x' }),
+    );
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json()).toMatchObject({ scimType: 'invalidPath' });
+    const listed = await scim.get(`/Users?filter=${encodeURIComponent('supervisor eq "x"')}`);
+    expect(listed.statusCode).toBe(400);
+    expect(listed.json()).toMatchObject({ scimType: 'invalidFilter' });
+  });
+});
