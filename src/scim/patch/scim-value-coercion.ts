@@ -67,6 +67,28 @@ export function coerceSimpleValue(
 }
 
 /**
+ * Entra's app role object (`{"id":"<role guid>","value":"Admin","displayName":"…"}`) names `id` and `value`, which
+ * here are one attribute: inside it the RFC name wins, as Entra means `value` as the role (its `id` is the app
+ * role's own GUID). Only there: a client's own role with both names must give them one value.
+ */
+function withoutShadowedAliases(
+  attribute: ScimAttributeDefinition,
+  inner: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const names = new Set(Object.keys(inner).map((key) => key.toLowerCase()));
+  return Object.fromEntries(
+    Object.entries(inner).filter(([key]) => {
+      const sub = findAttribute(attribute.subAttributes ?? [], key);
+      return (
+        sub === undefined ||
+        sub.name.toLowerCase() === key.toLowerCase() ||
+        !names.has(sub.name.toLowerCase())
+      );
+    }),
+  );
+}
+
+/**
  * The sub-attributes of one complex value. With `keepNulls`, a null member is kept as a "clear this
  * sub-attribute" marker (merging into an existing value); otherwise it is dropped (a new element).
  */
@@ -94,7 +116,7 @@ export function coerceComplexValue(
     const inner = parseJsonText(valueText, false);
     if (isPlainObject(inner)) {
       const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== valueKey));
-      source = { ...rest, ...inner };
+      source = { ...rest, ...withoutShadowedAliases(attribute, inner) };
     }
   }
 
