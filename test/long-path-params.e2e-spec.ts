@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 
 interface Document {
-  paths: Record<string, Record<string, { operationId?: string }>>;
+  paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 let t: TestApp;
-let operations: Array<{ method: string; path: string; operationId: string }>;
+let operations: Array<{ method: string; path: string; operationId: string; documented: string[] }>;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -26,6 +26,7 @@ beforeAll(async () => {
         method,
         path,
         operationId: item[method]?.operationId ?? `${method} ${path}`,
+        documented: Object.keys(item[method]?.responses ?? {}),
       })),
     );
 });
@@ -89,6 +90,11 @@ describe('long path parameters', () => {
         seen.push(`${label} → ${String(response.statusCode)} ${response.body.slice(0, 160)}`);
         expect([label, response.statusCode]).toEqual([label, expect.any(Number)]);
         expect([label, [400, 401, 404].includes(response.statusCode)]).toEqual([label, true]);
+        // The status is one the document declares for the operation.
+        expect([label, operation.documented]).toEqual([
+          label,
+          expect.arrayContaining([String(response.statusCode)]),
+        ]);
         const body = response.json<Record<string, unknown>>();
         if (target.toLowerCase().startsWith('/api/v1/scim')) {
           expect([label, response.headers['content-type']]).toEqual([
