@@ -44,6 +44,7 @@ const DECISIONS: Record<string, Scope | 'public-by-default' | 'signed'> = {
   Scim_CreateGroup: 'users',
   Scim_ListGroups: 'users',
   Scim_SearchGroups: 'users',
+  Scim_Search: 'users',
   Scim_GetGroup: 'users',
   Scim_ReplaceGroup: 'users',
   Scim_PatchGroup: 'users',

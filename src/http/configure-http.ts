@@ -22,7 +22,6 @@ import { directRoutesPlugin } from './plugins/direct-routes.plugin.js';
 import { drainPlugin } from './plugins/drain.plugin.js';
 import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
-import { overloadPlugin } from './plugins/overload.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
 import { RateLimiter } from './rate-limiter.js';
 
@@ -35,9 +34,10 @@ export function fastifyOptions(config: AppConfig) {
     // Node's own limit on receiving a whole request (headers and body), a backstop behind the 503 of
     // REQUEST_TIMEOUT_MS (Node checks it only every 30 s); 0 = none, as REQUEST_TIMEOUT_MS=0 says.
     requestTimeout: config.requestTimeoutMs > 0 ? config.requestTimeoutMs + 1_000 : 0,
-    // maxParamLength: Fastify answers a path parameter longer than its default (100 characters) with its own bare
-    // 414 before any route runs; with the request head's limit instead, every route's own validation answers a
-    // long id (400 naming the field, or 404), in the envelope or SCIM's error.
+    // maxParamLength: Fastify answers a path parameter over its limit (default 100) with its own bare 414, neither a
+    // documented status nor the envelope. The request head is already bounded (MAX_REQUEST_HEAD_BYTES), so a path
+    // parameter may take all of it and the route's own id check answers (400 naming the field, or 404), as it does
+    // for a shorter wrong id (issue 23).
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
@@ -75,12 +75,11 @@ export async function configureHttp(
     });
   }
   // In this order: a route's handler is chosen first; its onRequest hooks run tracing, then the correlation
-  // headers and deadline, then load shedding, then authentication (so a 401/403 carries the headers); an Idempotency-Key is looked up once the caller is known.
+  // headers and deadline, then authentication (so a 401/403 carries the headers); an Idempotency-Key is looked up once the caller is known.
   await fastify.register(drainPlugin, { state });
   await fastify.register(directRoutesPlugin, { directRoutes, logger });
   await fastify.register(tracingPlugin, { tracer: active === undefined ? undefined : httpTracer(active) });
   await fastify.register(correlationPlugin, { config, logger });
-  await fastify.register(overloadPlugin, { maxEventLoopDelayMs: config.overloadEventLoopDelayMs, metrics });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
   await fastify.register(idempotencyPlugin, { config, store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });

@@ -48,6 +48,7 @@ const SEGMENT = '[^/]+';
 const SCIM_ROUTES: ReadonlyArray<[RegExp, readonly string[]]> = [
   [new RegExp(`^/${RESOURCE}/?$`), ['GET', 'POST']],
   [new RegExp(`^/${RESOURCE}/\\.search$`), ['POST']],
+  [/^\/\.search$/, ['POST']],
   [new RegExp(`^/${RESOURCE}/${SEGMENT}$`), ['GET', 'PUT', 'PATCH', 'DELETE']],
   [/^\/(?:serviceproviderconfig|resourcetypes|schemas)\/?$/, ['GET']],
   [new RegExp(`^/(?:resourcetypes|schemas)/${SEGMENT}$`), ['GET']],

@@ -35,7 +35,14 @@ import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import type { GroupSortKey } from './scim-groups.repository.js';
 import { ScimGroupsService, type GroupListQuery, type ScimGroupListResponse } from './scim-groups.service.js';
-import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
+import {
+  parseListQuery,
+  parseProjection,
+  parseSort,
+  requireSchemasArray,
+  scimBaseUrl,
+  singleHeader,
+} from './scim-http.js';
 import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 
@@ -98,6 +105,7 @@ export class ScimGroupsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
+    requireSchemasArray(body);
     const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
     const { entity, view } = await this.groups.create(
       body,
@@ -145,6 +153,7 @@ export class ScimGroupsController {
     if (!isPlainObject(body)) {
       throw ScimError.badRequest(ScimErrorCode.InvalidSyntax, 'A SearchRequest body must be a JSON object');
     }
+    requireSchemasArray(body);
     return this.groups.list(
       groupListQuery(body),
       scimBaseUrl(request),
@@ -203,6 +212,7 @@ export class ScimGroupsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
+    requireSchemasArray(body);
     const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
     const { entity, view } = await this.groups.replace(
       id,
@@ -235,6 +245,7 @@ export class ScimGroupsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    requireSchemasArray(body);
     const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
     const wantsBody = projection.attributes !== undefined || projection.excluded !== undefined;
     const { entity, view } = await this.groups.patch(

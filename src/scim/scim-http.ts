@@ -11,6 +11,7 @@ import {
 import type { ScimResourceSchema } from './schema/scim-schema.types.js';
 import { SCIM_BASE_PATH } from './scim-error.renderer.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
+import { isPlainObject } from './patch/scim-patch-request.js';
 import { DEFAULT_COUNT, MAX_RESULTS, type ListQuery } from './scim-users.service.js';
 
 /** Larger offsets would overflow SQLite's integer; no page can start there anyway. */
@@ -121,4 +122,23 @@ export function parseSort(
   if (typeof sortBy !== 'string')
     throw ScimError.badRequest(ScimErrorCode.InvalidValue, 'sortBy must be a string');
   return { sortBy: sortBy.trim(), descending };
+}
+
+/**
+ * RFC 7643 §3: `schemas` is a multi-valued attribute, so a body's `schemas` (member name in any letter case) must be
+ * an array of strings when it is given; anything else is `400 invalidSyntax`, what a PATCH body has answered since
+ * issue 9. A missing `schemas` stays accepted (the interface document's PATCH body and several IdPs omit it).
+ */
+export function requireSchemasArray(body: unknown): void {
+  if (!isPlainObject(body)) return;
+  for (const key of Object.keys(body)) {
+    if (key.toLowerCase() !== 'schemas') continue;
+    const schemas = body[key];
+    if (!(Array.isArray(schemas) && schemas.every((item) => typeof item === 'string'))) {
+      throw ScimError.badRequest(
+        ScimErrorCode.InvalidSyntax,
+        `schemas must be an array of strings (schema URNs), got ${JSON.stringify(schemas)?.slice(0, 100) ?? 'nothing'}`,
+      );
+    }
+  }
 }

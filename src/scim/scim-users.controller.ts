@@ -39,7 +39,14 @@ import { isPlainObject } from './patch/scim-patch-request.js';
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { USER_VIEW_SCHEMA } from './schema/group-schema.js';
 import { projectResource, type AttributeProjection } from './schema/attribute-projection.js';
-import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
+import {
+  parseListQuery,
+  parseProjection,
+  parseSort,
+  requireSchemasArray,
+  scimBaseUrl,
+  singleHeader,
+} from './scim-http.js';
 import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
@@ -101,6 +108,7 @@ export class ScimUsersController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Partial<ScimUserView>> {
+    requireSchemasArray(body);
     const projection = userProjection(query);
     const user = await this.users.create(body, scimBaseUrl(request), idempotentWriteOf(request));
     reply.header('Location', user.meta.location).header('ETag', user.meta.version);
@@ -149,6 +157,7 @@ export class ScimUsersController {
     if (!isPlainObject(body)) {
       throw ScimError.badRequest(ScimErrorCode.InvalidSyntax, 'A SearchRequest body must be a JSON object');
     }
+    requireSchemasArray(body);
     return projectList(
       await this.users.list(userListQuery(body), scimBaseUrl(request)),
       userProjection(body),
@@ -203,6 +212,7 @@ export class ScimUsersController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Partial<ScimUserView>> {
+    requireSchemasArray(body);
     const projection = userProjection(query);
     const user = await this.users.replace(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
     reply.header('ETag', user.meta.version);
@@ -231,6 +241,7 @@ export class ScimUsersController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Partial<ScimUserView>> {
+    requireSchemasArray(body);
     const projection = userProjection(query);
     const user = await this.users.patch(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
     reply.header('ETag', user.meta.version);

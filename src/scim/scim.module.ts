@@ -21,6 +21,7 @@ import {
 import { ScimGroupsController } from './scim-groups.controller.js';
 import { ScimGroupsRepository } from './scim-groups.repository.js';
 import { ScimGroupsService } from './scim-groups.service.js';
+import { ScimRootSearchController } from './scim-root-search.controller.js';
 import { ScimUsersController } from './scim-users.controller.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
 import { ScimUsersService } from './scim-users.service.js';
@@ -42,7 +43,7 @@ const SEARCH_PATH = /\/\.search\/?(?:\?|$)/i;
       ]),
     ),
   ],
-  controllers: [ScimUsersController, ScimGroupsController, ScimDiscoveryController],
+  controllers: [ScimUsersController, ScimGroupsController, ScimRootSearchController, ScimDiscoveryController],
   providers: [ScimUsersService, ScimUsersRepository, ScimGroupsService, ScimGroupsRepository],
 })
 export class ScimModule implements OnModuleInit {

@@ -67,6 +67,28 @@ export function coerceSimpleValue(
 }
 
 /**
+ * Entra's app role object (`{"id":"<role guid>","value":"Admin","displayName":"…"}`) names `id` and `value`, which
+ * here are one attribute: inside it the RFC name wins, as Entra means `value` as the role (its `id` is the app
+ * role's own GUID). Only there: a client's own role with both names must give them one value.
+ */
+function withoutShadowedAliases(
+  attribute: ScimAttributeDefinition,
+  inner: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const names = new Set(Object.keys(inner).map((key) => key.toLowerCase()));
+  return Object.fromEntries(
+    Object.entries(inner).filter(([key]) => {
+      const sub = findAttribute(attribute.subAttributes ?? [], key);
+      return (
+        sub === undefined ||
+        sub.name.toLowerCase() === key.toLowerCase() ||
+        !names.has(sub.name.toLowerCase())
+      );
+    }),
+  );
+}
+
+/**
  * The sub-attributes of one complex value. With `keepNulls`, a null member is kept as a "clear this
  * sub-attribute" marker (merging into an existing value); otherwise it is dropped (a new element).
  */
@@ -94,34 +116,45 @@ export function coerceComplexValue(
     const inner = parseJsonText(valueText, false);
     if (isPlainObject(inner)) {
       const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== valueKey));
-      source = { ...rest, ...inner };
+      source = { ...rest, ...withoutShadowedAliases(attribute, inner) };
     }
   }
 
   const result: ScimJsonObject = {};
-  const viaAlias = new Set<string>();
+  // The name each sub-attribute was given under and what it was given: `Id` is `value` under another name (the
+  // interface document's), so both may be sent — an echoed GET does — but only with the same value (issue 23).
+  const given = new Map<string, { key: string; alias: boolean; value: ScimJsonValue | null }>();
   for (const [key, value] of Object.entries(source as Readonly<Record<string, unknown>>)) {
     const sub = findAttribute(attribute.subAttributes ?? [], key);
     if (sub === undefined) return invalid(`Unknown sub-attribute "${attribute.name}.${key}" in ${label}`);
     const isAlias = key.toLowerCase() !== sub.name.toLowerCase();
-    if (Object.hasOwn(result, sub.name)) {
-      // The canonical name wins over an alias (`value` over `Id`); two spellings of one name are ambiguous.
-      if (isAlias) continue;
-      if (!viaAlias.has(sub.name))
-        return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
-    }
     // RFC 7644 §3.5.1: a readOnly sub-attribute in a request (the enterprise manager's displayName) is ignored.
     if (sub.mutability === 'readOnly') continue;
-    if (isAlias) viaAlias.add(sub.name);
-    else viaAlias.delete(sub.name);
     // `manager: {"value": ""}` is no manager, as `manager: ""` and `manager.value: ""` are.
     const noValue = value === '' && sub.name === 'value' && !attribute.multiValued;
-    if (value === null || value === undefined || noValue) {
+    const coerced =
+      value === null || value === undefined || noValue
+        ? null
+        : coerceSimpleValue(sub, value, `${label}.${sub.name}`);
+    const earlier = given.get(sub.name);
+    if (earlier !== undefined) {
+      if (earlier.alias === isAlias)
+        return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
+      if (!jsonEqual(earlier.value, coerced)) {
+        return invalid(
+          `${label}: "${earlier.key}" and "${key}" are one attribute (${attribute.name}.${sub.name}, /Schemas says so) ` +
+            `and cannot take different values (${show(earlier.value)} and ${show(coerced)})`,
+        );
+      }
+      continue;
+    }
+    given.set(sub.name, { key, alias: isAlias, value: coerced });
+    if (coerced === null) {
       if (keepNulls) result[sub.name] = null;
       else Reflect.deleteProperty(result, sub.name);
       continue;
     }
-    result[sub.name] = coerceSimpleValue(sub, value, `${label}.${sub.name}`);
+    result[sub.name] = coerced;
   }
   return result;
 }

@@ -84,9 +84,17 @@ export const USER_VIEW_SCHEMA: ScimResourceSchema = {
                 'A list of roles for the User: RFC 7643 value/display/type/primary, and Id/DisplayName.',
               subAttributes: [
                 ...(definition.subAttributes ?? []),
-                // Writable under either name: `Id` is stored as value, `DisplayName` as display.
-                attribute('Id', "The same as value (the interface document's name)."),
-                attribute('DisplayName', "The same as display (the interface document's name)."),
+                // One attribute under two names (issue 23): `Id` is value, `DisplayName` is display.
+                attribute(
+                  'Id',
+                  "The same attribute as value, under the interface document's name: either name sets it and both " +
+                    'are returned; a request giving both with values that differ is 400 invalidValue.',
+                ),
+                attribute(
+                  'DisplayName',
+                  "The same attribute as display, under the interface document's name: either name sets it and " +
+                    'both are returned; a request giving both with values that differ is 400 invalidValue.',
+                ),
               ],
             }
           : definition,

@@ -29,6 +29,11 @@ export interface ScimAttributeDefinition {
    * roles use `Id`/`DisplayName` where RFC 7643 uses `value`/`display`, and both forms must be accepted.
    */
   readonly inputAliases?: readonly string[];
+  /**
+   * An extension attribute that is also found by its bare name (a client sends it without its schema URN). Only
+   * the enterprise `manager`, which Microsoft Entra ID sends unqualified; never emitted.
+   */
+  readonly unqualified?: boolean;
 }
 
 export interface ScimSchemaDefinition {

@@ -73,6 +73,11 @@ describe('resolveAttributePath', () => {
     ],
     [{ schema: 'urn:example:ext', attribute: 'x' }, { kind: 'unknownSchema' }],
     [{ attribute: 'employeeNumber' }, { kind: 'unknownAttribute' }],
+    // Entra ID's unqualified manager (issue 23): the enterprise attribute, and only that one.
+    [
+      { attribute: 'manager', subAttribute: 'value' },
+      { kind: 'attribute', schemaId: ENTERPRISE_USER_SCHEMA_ID, isExtension: true, attributeName: 'manager' },
+    ],
     [{ attribute: 'name', subAttribute: 'nope' }, { kind: 'unknownAttribute' }],
   ])('%j', (path, expected) => {
     const resolved = resolveAttributePath(USER_RESOURCE_SCHEMA, path);

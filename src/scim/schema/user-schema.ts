@@ -26,6 +26,7 @@ interface AttributeOptions {
   readonly referenceTypes?: readonly string[];
   readonly subAttributes?: readonly ScimAttributeDefinition[];
   readonly inputAliases?: readonly string[];
+  readonly unqualified?: boolean;
 }
 
 // RFC 7643 §2.2 defaults, so the table below only states what differs from them.
@@ -48,6 +49,7 @@ export function attribute(
     ...(options.referenceTypes ? { referenceTypes: options.referenceTypes } : {}),
     ...(options.subAttributes ? { subAttributes: options.subAttributes } : {}),
     ...(options.inputAliases ? { inputAliases: options.inputAliases } : {}),
+    ...(options.unqualified === true ? { unqualified: true } : {}),
   };
 }
 
@@ -196,6 +198,8 @@ export const ENTERPRISE_USER_SCHEMA: ScimSchemaDefinition = {
     attribute('department', 'Identifies the name of a department.'),
     attribute('manager', "The User's manager.", {
       type: 'complex',
+      // Microsoft Entra ID: PATCH path `manager` and the filter `manager eq "<id>"`, without the URN.
+      unqualified: true,
       subAttributes: [
         attribute('value', 'The id of the SCIM resource representing the User’s manager.'),
         attribute('$ref', 'The URI of the SCIM resource representing the User’s manager.', {
