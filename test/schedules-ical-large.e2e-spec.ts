@@ -156,6 +156,16 @@ describe('POST /api/v1/Schedule/import: a 10,000-event calendar (issue 24)', () 
     expect(answer.Result.ScheduleItems[0].Recurrence.Exceptions).toHaveLength(1);
   });
 
+  it('stores the all-day events as all-day (schedule_items.all_day), the timed ones not', async () => {
+    const rows = await t.dataSource.query<Array<{ all_day: boolean | number; n: number | string }>>(
+      'SELECT all_day, COUNT(*) AS n FROM schedule_items GROUP BY all_day ORDER BY all_day',
+    );
+    const count = (flag: boolean) =>
+      Number(rows.find((row) => Boolean(Number(row.all_day)) === flag)?.n ?? 0);
+    expect(count(true)).toBe(EVENTS / 4);
+    expect(count(false)).toBe(EVENTS - EVENTS / 4);
+  });
+
   it('operation 2 lists every imported schedule, each with its one item', async () => {
     const { ids, items, totalPages } = await listedIds();
     expect(totalPages).toBe(EVENTS / 500);

@@ -570,8 +570,8 @@ describe('importCalendar: skip and report (issue 24)', () => {
     expect(feed.skipped).toEqual([]);
     // Each its own series (schedule), keyed by the UID and its DTSTART as written.
     expect(feed.sources).toEqual([
-      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z' },
-      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z' },
+      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z', allDay: false },
+      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z', allDay: false },
     ]);
   });
 

@@ -91,6 +91,8 @@ export interface ItemSource {
    * (different masters, or overrides without master) the UID and the DTSTART (or RECURRENCE-ID) as written.
    */
   readonly key: string;
+  /** A date-only (all-day) event: DTSTART;VALUE=DATE (stored as `schedule_items.all_day`). */
+  readonly allDay: boolean;
 }
 
 export interface ImportedCalendar {
@@ -301,7 +303,8 @@ class CalendarImport {
       }
       for (const [field, at] of this.pendingLines) this.fieldLines.set(field, at);
       items.push(item);
-      sources.push({ line: event.line, uid, key });
+      const start = event.properties.find((property) => property.name === 'DTSTART');
+      sources.push({ line: event.line, uid, key, allDay: start?.type === 'date' });
     }
     if (this.problems.length > 0 || items.length === 0) {
       const problems = [...this.problems, ...this.skippedProblems];
