@@ -1,4 +1,5 @@
-// iCalendar import (RFC 5545): one VCALENDAR becomes one schedule's items. One item per VEVENT master (per UID):
+// iCalendar import (RFC 5545): one VCALENDAR becomes schedule items, one per series (the service stores each as a
+// schedule of its own, keyed by `ItemSource.key`). One item per VEVENT master (per UID):
 // SUMMARY → Name, DTSTART/DTEND (or DURATION, §3.8.2.5) → Start/End, the zone of DTSTART → StartTimeZone,
 // RRULE (§3.8.5.3) → Recurrence.Pattern, RDATE/EXDATE (§3.8.5.2/§3.8.5.1) → RecurrenceDates/ExceptionDates,
 // RECURRENCE-ID overrides (§3.8.4.4) → Exceptions (moved, or IsDeleted for STATUS:CANCELLED). Times are written as
