@@ -15,6 +15,7 @@ import { ScimUserEmails1763780000800 } from './1763780000800-ScimUserEmails.js';
 import { ScimUserCount1763780000900 } from './1763780000900-ScimUserCount.js';
 import { ScimCodePointOrder1763780001000 } from './1763780001000-ScimCodePointOrder.js';
 import { IdempotencyKeys1763780001100 } from './1763780001100-IdempotencyKeys.js';
+import { IcalImportKeys1763780001200 } from './1763780001200-IcalImportKeys.js';
 import { ScheduleStats1763780001250 } from './1763780001250-ScheduleStats.js';
 
 export const MIGRATIONS = [
@@ -33,5 +34,6 @@ export const MIGRATIONS = [
   ScimUserCount1763780000900,
   ScimCodePointOrder1763780001000,
   IdempotencyKeys1763780001100,
+  IcalImportKeys1763780001200,
   ScheduleStats1763780001250,
 ];

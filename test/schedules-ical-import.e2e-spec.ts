@@ -29,13 +29,43 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
   });
   afterAll(async () => t.close());
 
-  const importIcal = (body: string | Buffer, contentType = 'text/calendar; charset=utf-8') =>
+  const postIcal = (body: string | Buffer, contentType = 'text/calendar; charset=utf-8') =>
     t.request({
       method: 'POST',
       url: IMPORT,
       headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': contentType },
       payload: body,
     });
+
+  /**
+   * POST, and on a 201 the calendar as one view: `Result` holds the items of every schedule the import made (one per
+   * series, read back with GET) and `Id` their ids comma-separated, as the occurrence listing takes them; the
+   * answer's own `Result` (the first series' schedule) is kept as `First`.
+   */
+  async function importIcal(body: string | Buffer, contentType?: string) {
+    const response = await postIcal(body, contentType);
+    if (response.statusCode !== 201) return response;
+    const answer = response.json();
+    const items: unknown[] = [];
+    for (const { Id } of answer.Schedules as Array<{ Id: string }>) {
+      const stored = await t.request({
+        method: 'GET',
+        url: `/api/v1/Schedule/${Id}`,
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(stored.statusCode).toBe(200);
+      items.push(...(stored.json().Result.ScheduleItems as unknown[]));
+    }
+    const whole = {
+      ...answer,
+      Result: {
+        Id: (answer.Schedules as Array<{ Id: string }>).map(({ Id }) => Id).join(','),
+        ScheduleItems: items,
+      },
+      First: answer.Result,
+    };
+    return Object.assign(response, { json: () => whole });
+  }
 
   /** Every occurrence the service lists for the schedule that starts before `until`, sorted. */
   async function listed(
@@ -170,7 +200,15 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       const response = await importIcal(fixture(name));
       expect(response.statusCode).toBe(201);
       const body = response.json();
-      expect(Object.keys(body)).toEqual(['Succeeded', 'Message', 'Code', 'Result', 'Skipped']);
+      expect(Object.keys(body)).toEqual([
+        'Succeeded',
+        'Message',
+        'Code',
+        'Result',
+        'Schedules',
+        'Skipped',
+        'First',
+      ]);
       expect(body.Result.ScheduleItems).toHaveLength(count);
       expect(body.Skipped).toEqual(skipped);
       expect(body.Message).toMatch(
@@ -779,11 +817,11 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       expect(response.statusCode).toBe(415);
     });
 
-    it('takes bodies above BODY_LIMIT (1 MiB) up to its own 4 MiB, and answers 413 above', async () => {
+    it('takes bodies above BODY_LIMIT (1 MiB) up to its own 32 MiB, and answers 413 above', async () => {
       const event = ['BEGIN:VEVENT', 'UID:x', 'DTSTART:20260105T090000Z', 'END:VEVENT'];
-      const large = await importIcal(calendar(`X-PAD:${'x'.repeat(2 * 1024 * 1024)}`, ...event));
+      const large = await importIcal(calendar(`X-PAD:${'x'.repeat(20 * 1024 * 1024)}`, ...event));
       expect(large.statusCode).toBe(201);
-      const tooLarge = await importIcal(calendar(`X-PAD:${'x'.repeat(5 * 1024 * 1024)}`, ...event));
+      const tooLarge = await importIcal(calendar(`X-PAD:${'x'.repeat(33 * 1024 * 1024)}`, ...event));
       expect(tooLarge.statusCode).toBe(413);
       expect(tooLarge.json()).toMatchObject({ Code: 'PayloadTooLarge' });
     });

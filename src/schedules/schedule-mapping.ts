@@ -65,6 +65,7 @@ export function toItemEntities(
       start: input.Start.trim(),
       end: orNull(input.End?.trim() || null),
       startTimeZone: orNull(input.StartTimeZone?.trim() || null),
+      allDay: false,
       recurrences: [] as Recurrence[],
     });
     const source = input.Recurrence;

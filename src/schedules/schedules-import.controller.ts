@@ -18,6 +18,8 @@ import { IcalImportResponse } from './dto/ical.dto.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 
 const CALENDAR = 'text/calendar';
+/** Body limit of the import (docs/schedules.md). */
+export const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
 @ApiTags('Schedule')
 @ApiBearerAuth()
@@ -29,8 +31,9 @@ export class SchedulesImportController {
 
   @Post('import')
   @HttpCode(201)
-  // 100 items with up to 1,000 overrides each are several MB of iCalendar; BODY_LIMIT still applies if larger.
-  @RouteLimits({ bodyLimit: 4 * 1024 * 1024, textBodies: [CALENDAR] })
+  // 10,000+ events as Google or Outlook write them (descriptions, attendees, alarms) are tens of MB; BODY_LIMIT
+  // still applies if larger. Such an import takes seconds of work (in slices), hence the longer time-out.
+  @RouteLimits({ bodyLimit: IMPORT_BODY_LIMIT, extraTimeoutMs: 60_000, textBodies: [CALENDAR] })
   @Idempotent()
   @ApiConsumes(CALENDAR)
   @ApiBody({
@@ -39,11 +42,13 @@ export class SchedulesImportController {
   })
   @ApiOperation({
     operationId: 'Schedule_ImportIcal',
-    summary: 'Create one schedule from an iCalendar file (one item per event); answers like Schedule_Create',
+    summary:
+      'Create or update one schedule per series (UID) of an iCalendar file; `Schedules` lists them, `Result` is the first',
     description:
       'Components a schedule cannot represent or that are broken (VTODO, a cancelled event, an impossible date, …) ' +
       'are skipped and listed in `Skipped` with their line, UID and reason; the import is refused (400, errors ' +
-      'naming the line) only when nothing importable remains, or with more than 100 events. See docs/schedules.md.',
+      'naming the line) only when nothing importable remains, or with more than 20,000 events. A series imported ' +
+      'before (same UID) is updated in place. Body up to 32 MiB. See docs/schedules.md.',
   })
   @ApiCreatedResponse({ type: IcalImportResponse })
   @ApiIdempotencyResponses()
@@ -57,11 +62,11 @@ export class SchedulesImportController {
     }
     // The octets as sent: decoded per the charset parameter (UTF-8 by default) once folds are joined.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(String(request.headers['content-type']))?.[1];
-    const { schedule, message, skipped } = await this.imports.importIcal(
+    const { schedule, schedules, message, skipped } = await this.imports.importIcal(
       body,
       charset,
       idempotentWriteOf(request),
     );
-    return { ...ok(message), Result: schedule, Skipped: skipped };
+    return { ...ok(message), Result: schedule, Schedules: schedules, Skipped: skipped };
   }
 }

@@ -42,8 +42,40 @@ export class IcalSkippedComponent {
   Reason!: string;
 }
 
-/** Schedule_ImportIcal: the created schedule, like Schedule_Create, and what was left out. */
+/** A schedule an import created or updated: one per series (UID) of the calendar (issue 24). */
+export class IcalImportedSchedule {
+  @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' })
+  Id!: string;
+
+  @ApiProperty({
+    example: '040000008200E00074C5B7101A82E008@example.com',
+    description: 'The series’ UID (derived from its content for a VEVENT without one)',
+  })
+  Uid!: string;
+
+  @ApiProperty({ type: 'integer', example: 12, description: 'Line of the series’ VEVENT BEGIN in the body' })
+  Line!: number;
+
+  @ApiProperty({
+    enum: ['Created', 'Updated'],
+    example: 'Created',
+    description: 'Updated: an earlier import of this series made the schedule; its items were replaced',
+  })
+  Status!: 'Created' | 'Updated';
+}
+
+/**
+ * Schedule_ImportIcal: the first series' schedule in `Result` (as Schedule_Create answers), every schedule created
+ * or updated in `Schedules`, and what was left out.
+ */
 export class IcalImportResponse extends ScheduleResponse {
+  @ApiProperty({
+    type: [IcalImportedSchedule],
+    description:
+      'Every schedule the import created or updated, one per series (UID), in file order; `Result` is the first',
+  })
+  Schedules!: IcalImportedSchedule[];
+
   @ApiProperty({
     type: [IcalSkippedComponent],
     description: 'Components left out of the import, in file order; [] when nothing was skipped',

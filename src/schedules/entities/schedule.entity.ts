@@ -23,6 +23,14 @@ export class Schedule {
   @InstantColumn({ name: 'created_at' })
   createdAt!: Date;
 
+  /**
+   * Set on schedules an iCalendar import created: SHA-256 (hex) of the series' key (its UID, docs/schedules.md), so
+   * a re-import of the calendar updates the schedule. Null for schedules written as JSON.
+   */
+  @Index('UQ_schedules_ical_key', { unique: true })
+  @Column({ name: 'ical_key', type: 'varchar', length: 64, nullable: true })
+  icalKey?: string | null;
+
   @OneToMany(() => ScheduleItem, (item) => item.schedule, { cascade: true })
   items!: ScheduleItem[];
 }
@@ -54,6 +62,10 @@ export class ScheduleItem {
 
   @Column({ name: 'start_time_zone', type: 'varchar', length: 100, nullable: true })
   startTimeZone!: string | null;
+
+  /** An all-day item (an iCalendar date-only event): Start/End are local midnights of its days. */
+  @Column({ name: 'all_day', type: 'boolean', default: false })
+  allDay?: boolean;
 
   /** At most one (unique index on recurrences.schedule_item_id); a list only because of how TypeORM maps 0..1. */
   @OneToMany(() => Recurrence, (recurrence) => recurrence.item, { cascade: true })

@@ -168,6 +168,29 @@ export function parseCalendar(
   wanted?: ReadonlySet<string>,
   charset?: string,
 ): IcalComponent {
+  return drain(parseCalendarSteps(body, wanted, charset));
+}
+
+/** Content lines parsed between two pauses of `parseCalendarSteps`. */
+const LINES_PER_STEP = 200;
+
+/** Runs a stepped computation to its end at once (tests, small inputs). */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * `parseCalendar` as steps: it pauses (yields) every few hundred content lines, so a caller can give the event loop
+ * back between them (a 10 MB calendar is ~200,000 lines, over a second of parsing).
+ */
+export function* parseCalendarSteps(
+  body: string | Buffer,
+  wanted?: ReadonlySet<string>,
+  charset?: string,
+): Generator<void, IcalComponent> {
   const lines =
     typeof body === 'string'
       ? unfold(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body)
@@ -181,7 +204,12 @@ export function parseCalendar(
   }
   const stack: IcalComponent[] = [];
   let calendar: IcalComponent | undefined;
+  let sinceStep = 0;
   for (const { line, text: content } of lines) {
+    if (++sinceStep === LINES_PER_STEP) {
+      sinceStep = 0;
+      yield;
+    }
     const beginEnd = BEGIN_END.exec(content);
     if (beginEnd !== null) {
       const name = beginEnd[2].trim().toUpperCase();

@@ -371,7 +371,9 @@ describe('importCalendar: a calendar with nothing importable left is refused, na
     ).flat();
     expect(problems(ics(...lines))).toEqual([
       expect.stringMatching(
-        new RegExp(`^line ${3 + MAX_IMPORTED_ITEMS * 4}: VEVENT: the calendar has more than 100`),
+        new RegExp(
+          `^line ${3 + MAX_IMPORTED_ITEMS * 4}: VEVENT: the calendar has more than ${MAX_IMPORTED_ITEMS} events`,
+        ),
       ),
     ]);
   });
@@ -566,9 +568,10 @@ describe('importCalendar: skip and report (issue 24)', () => {
       '2026-01-06T09:00:00Z',
     ]);
     expect(feed.skipped).toEqual([]);
+    // Each its own series (schedule), keyed by the UID and its DTSTART as written.
     expect(feed.sources).toEqual([
-      { line: 3, uid: 'same' },
-      { line: 7, uid: 'same' },
+      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z', allDay: false },
+      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z', allDay: false },
     ]);
   });
 

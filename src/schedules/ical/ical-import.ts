@@ -1,4 +1,5 @@
-// iCalendar import (RFC 5545): one VCALENDAR becomes one schedule's items. One item per VEVENT master (per UID):
+// iCalendar import (RFC 5545): one VCALENDAR becomes schedule items, one per series (the service stores each as a
+// schedule of its own, keyed by `ItemSource.key`). One item per VEVENT master (per UID):
 // SUMMARY → Name, DTSTART/DTEND (or DURATION, §3.8.2.5) → Start/End, the zone of DTSTART → StartTimeZone,
 // RRULE (§3.8.5.3) → Recurrence.Pattern, RDATE/EXDATE (§3.8.5.2/§3.8.5.1) → RecurrenceDates/ExceptionDates,
 // RECURRENCE-ID overrides (§3.8.4.4) → Exceptions (moved, or IsDeleted for STATUS:CANCELLED). Times are written as
@@ -13,9 +14,10 @@ import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.j
 import { parseDuration } from '../recurrence/iso-duration.js';
 import { zoneRules } from '../recurrence/time-zone.js';
 import {
+  drain,
   IcalSyntaxError,
   paramOf,
-  parseCalendar,
+  parseCalendarSteps,
   textOf,
   type IcalComponent,
   type IcalProperty,
@@ -23,8 +25,11 @@ import {
 import { compareVersions, derivedUid, isVersionOf, sequenceOf, uidOf } from './ical-versions.js';
 import { resolveTzid, zoneFromName } from './ical-zones.js';
 
-/** The ScheduleInput limit (ScheduleItems ≤ 100). */
-export const MAX_IMPORTED_ITEMS = 100;
+/**
+ * Events (series) in one import. Each becomes a schedule of its own (docs/decisions.md); the bound keeps one
+ * request's work (~0.5 ms an event) well inside the request time-out.
+ */
+export const MAX_IMPORTED_ITEMS = 20_000;
 /** The DTO's limit on Exceptions, RecurrenceDates and ExceptionDates per item. */
 const MAX_LIST = 1_001;
 /** Enough to fix a file in one go; a file with 10,000 bad lines does not need 10,000 messages. */
@@ -82,6 +87,13 @@ export interface SkippedComponent {
 export interface ItemSource {
   readonly line: number;
   readonly uid: string;
+  /**
+   * The series' key, stable across imports of the calendar: its UID; for a UID the file gives to several events
+   * (different masters, or overrides without master) the UID and the DTSTART (or RECURRENCE-ID) as written.
+   */
+  readonly key: string;
+  /** A date-only (all-day) event: DTSTART;VALUE=DATE (stored as `schedule_items.all_day`). */
+  readonly allDay: boolean;
 }
 
 export interface ImportedCalendar {
@@ -200,21 +212,51 @@ const OCCURRENCE_LISTS = new Set(['RDATE', 'EXDATE', 'RECURRENCE-ID']);
 
 /** `body`: the request's octets (decoded per `charset`, UTF-8 by default) or, in tests, text. */
 export function importCalendar(body: string | Buffer, charset?: string): ImportedCalendar {
+  return drain(importCalendarSteps(body, charset));
+}
+
+/**
+ * `importCalendar` in slices of at most `sliceMs` of work, the event loop free in between (a large calendar takes
+ * seconds to map; no request may hold the loop for more than ~20 ms).
+ */
+export async function importCalendarSliced(
+  body: string | Buffer,
+  charset?: string,
+  sliceMs = 8,
+): Promise<ImportedCalendar> {
+  const steps = importCalendarSteps(body, charset);
+  let began = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    if (performance.now() - began >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      began = performance.now();
+    }
+  }
+}
+
+/** The import as steps: it pauses (yields) every few lines or events; see `drain` and `importCalendarSliced`. */
+export function* importCalendarSteps(
+  body: string | Buffer,
+  charset?: string,
+): Generator<void, ImportedCalendar> {
   let calendar: IcalComponent;
   try {
-    calendar = parseCalendar(body, READ, charset);
+    calendar = yield* parseCalendarSteps(body, READ, charset);
   } catch (error) {
     if (error instanceof IcalSyntaxError) {
       throw new IcalImportError([{ line: error.line, property: error.property, message: error.message }]);
     }
     throw error;
   }
-  return new CalendarImport(calendar).run();
+  return yield* new CalendarImport(calendar).run();
 }
 
 interface EventEntry {
   event: IcalComponent;
   uid: string;
+  key: string;
   overrides: IcalComponent[];
   orphan: boolean;
 }
@@ -237,12 +279,15 @@ class CalendarImport {
 
   constructor(private readonly calendar: IcalComponent) {}
 
-  run(): ImportedCalendar {
+  *run(): Generator<void, ImportedCalendar> {
     const events = this.collectComponents();
+    yield;
     const entries = this.entriesOf(events);
+    yield;
     const items: ImportedItem[] = [];
     const sources: ItemSource[] = [];
-    for (const { event, uid, overrides, orphan } of entries) {
+    for (const { event, uid, key, overrides, orphan } of entries) {
+      yield;
       this.pendingLines = new Map();
       const index = items.length;
       const item = this.skipOnRefusal(event, uid, () => this.buildItem(index, event, uid, overrides, orphan));
@@ -252,14 +297,15 @@ class CalendarImport {
           refuse(
             event,
             `the calendar has more than ${MAX_IMPORTED_ITEMS} events (VEVENTs without RECURRENCE-ID, one per UID); ` +
-              `a schedule holds at most ${MAX_IMPORTED_ITEMS} items: split the calendar`,
+              `one import takes at most ${MAX_IMPORTED_ITEMS}: split the calendar`,
           ),
         );
         break;
       }
       for (const [field, at] of this.pendingLines) this.fieldLines.set(field, at);
       items.push(item);
-      sources.push({ line: event.line, uid });
+      const start = event.properties.find((property) => property.name === 'DTSTART');
+      sources.push({ line: event.line, uid, key, allDay: start?.type === 'date' });
     }
     if (this.problems.length > 0 || items.length === 0) {
       const problems = [...this.problems, ...this.skippedProblems];
@@ -432,12 +478,28 @@ class CalendarImport {
     const entries: EventEntry[] = [];
     for (const [uid, group] of groups) {
       const overrides = [...group.overrides.values()].sort((a, b) => a.line - b.line);
+      const several = group.masters.length > 1 || (group.masters.length === 0 && overrides.length > 1);
+      const keyOf = (event: IcalComponent, property: string): string => {
+        if (!several) return uid;
+        const start = event.properties.find((candidate) => candidate.name === property);
+        return start === undefined
+          ? `${uid}\n${event.line}`
+          : `${uid}\n${paramOf(start, 'tzid') ?? ''}|${start.raw.trim().toUpperCase()}`;
+      };
       if (group.masters.length === 0) {
-        for (const event of overrides) entries.push({ event, uid, overrides: [], orphan: true });
+        for (const event of overrides) {
+          entries.push({ event, uid, key: keyOf(event, 'RECURRENCE-ID'), overrides: [], orphan: true });
+        }
         continue;
       }
       group.masters.forEach((event, index) =>
-        entries.push({ event, uid, overrides: index === 0 ? overrides : [], orphan: false }),
+        entries.push({
+          event,
+          uid,
+          key: keyOf(event, 'DTSTART'),
+          overrides: index === 0 ? overrides : [],
+          orphan: false,
+        }),
       );
     }
     return entries.sort((a, b) => a.event.line - b.event.line);
