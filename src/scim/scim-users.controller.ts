@@ -114,10 +114,17 @@ export class ScimUsersController {
     summary: 'List users, with an RFC 7644 filter and paging',
     description: 'No match is 200 with totalResults 0. Disabled users are listed too.',
   })
-  @ApiQuery({ name: 'filter', required: false, example: 'userName eq "bjensen@example.com"' })
-  @ApiQuery({ name: 'startIndex', required: false, example: 1, description: '1-based; < 1 counts as 1' })
+  @ApiQuery({ name: 'filter', type: String, required: false, example: 'userName eq "bjensen@example.com"' })
+  @ApiQuery({
+    name: 'startIndex',
+    type: 'integer',
+    required: false,
+    example: 1,
+    description: '1-based; < 1 counts as 1',
+  })
   @ApiQuery({
     name: 'count',
+    type: 'integer',
     required: false,
     example: 100,
     description: 'default 100, at most 1000; < 0 is 0',

@@ -72,6 +72,52 @@ export class ScimUserDto {
   @ApiProperty({ type: [ScimRoleDto], nullable: true }) roles!: ScimRoleDto[] | null;
 }
 
+export class ScimNameInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Ms. Barbara J Jensen III' }) formatted?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jensen' }) familyName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Barbara' }) givenName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jane' }) middleName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Ms.' }) honorificPrefix?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'III' }) honorificSuffix?: string | null;
+}
+
+export class ScimEmailInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'bjensen@example.com' }) value?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'work' }) type?: string | null;
+  @ApiPropertyOptional({ example: true, description: '"True"/"False" accepted' }) primary?: boolean;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Babs at work' }) display?: string | null;
+}
+
+export class ScimRoleInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'admin', description: 'RFC 7643 form' })
+  value?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Administrator',
+    description: 'RFC 7643 form',
+  })
+  display?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'admin',
+    description: 'Interface document form',
+  })
+  Id?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Administrator',
+    description: 'Interface document form',
+  })
+  DisplayName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'application' }) type?: string | null;
+  @ApiPropertyOptional({ example: false }) primary?: boolean;
+}
+
 /** A create or replace body: a SCIM User in RFC 7643 form; names in any case, read-only members ignored. */
 export class ScimUserInputDto {
   @ApiPropertyOptional({
@@ -83,18 +129,22 @@ export class ScimUserInputDto {
   schemas?: string[];
   @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
   @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string;
-  @ApiPropertyOptional({ type: Object, example: { givenName: 'Barbara', familyName: 'Jensen' } })
-  name?: object;
+  @ApiPropertyOptional({ type: ScimNameInputDto, example: { givenName: 'Barbara', familyName: 'Jensen' } })
+  name?: ScimNameInputDto;
   @ApiPropertyOptional({ example: 'Babs Jensen' }) displayName?: string;
   @ApiPropertyOptional({ example: true, description: 'true when absent on create; "True"/"False" accepted' })
   active?: boolean;
-  @ApiPropertyOptional({ example: [{ type: 'work', value: 'bjensen@example.com', primary: true }] })
-  emails?: object[];
   @ApiPropertyOptional({
+    type: [ScimEmailInputDto],
+    example: [{ type: 'work', value: 'bjensen@example.com', primary: true }],
+  })
+  emails?: ScimEmailInputDto[];
+  @ApiPropertyOptional({
+    type: [ScimRoleInputDto],
     example: [{ value: 'admin', display: 'Administrator' }],
     description: 'RFC form (value/display) or the interface document form (Id/DisplayName)',
   })
-  roles?: object[];
+  roles?: ScimRoleInputDto[];
 }
 
 export class ScimPatchOperationDto {
