@@ -402,4 +402,46 @@ describe('OpenAPI document', () => {
     );
     expect(unknownRoute.violations.join()).toContain('no documented operation');
   });
+
+  it('SCIM answers narrowed by attributes / excludedAttributes still match the document (checked by the hook)', async () => {
+    const scim = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/scim+json' };
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/scim/Users',
+      headers: scim,
+      payload: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: `projection-${Date.now()}@example.com`,
+        name: { givenName: 'Barbara', familyName: 'Jensen' },
+        emails: [{ type: 'work', value: 'bjensen@example.com', primary: true }],
+        roles: [{ value: 'admin', display: 'Administrator' }],
+      }),
+    });
+    expect(created.statusCode).toBe(201);
+    const user = created.json<{ id: string }>();
+    const group = await t.request({
+      method: 'POST',
+      url: '/api/v1/scim/Groups',
+      headers: scim,
+      payload: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+        displayName: `projection-${Date.now()}`,
+        members: [{ value: user.id }],
+      }),
+    });
+    expect(group.statusCode).toBe(201);
+    const groupId = group.json<{ id: string }>().id;
+    for (const url of [
+      `/api/v1/scim/Users/${user.id}?attributes=name.givenName`,
+      `/api/v1/scim/Users/${user.id}?attributes=emails.value,meta.version`,
+      `/api/v1/scim/Users/${user.id}?excludedAttributes=name,emails,roles,meta`,
+      `/api/v1/scim/Users?attributes=userName&sortBy=userName&sortOrder=descending`,
+      `/api/v1/scim/Groups/${groupId}?attributes=members.value`,
+      `/api/v1/scim/Groups?excludedAttributes=members,meta`,
+    ]) {
+      const answer = await t.request({ method: 'GET', url, headers: scim });
+      expect([url, answer.statusCode]).toEqual([url, 200]);
+    }
+    expect(t.openApiViolations).toEqual([]);
+  });
 });

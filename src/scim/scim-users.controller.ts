@@ -40,7 +40,13 @@ import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { USER_VIEW_SCHEMA } from './schema/group-schema.js';
 import { projectResource, type AttributeProjection } from './schema/attribute-projection.js';
 import { parseListQuery, parseProjection, parseSort, scimBaseUrl, singleHeader } from './scim-http.js';
-import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
+import {
+  ApiScimConsumes,
+  ApiScimCreateErrorResponses,
+  ApiScimErrorResponses,
+  ApiScimProjectionQueries,
+  ApiScimSortQueries,
+} from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
@@ -92,6 +98,7 @@ export class ScimUsersController {
   @ApiOperation({ operationId: 'Scim_CreateUser', summary: 'Create a user (201 + Location)' })
   @ApiScimConsumes()
   @ApiBody({ type: ScimUserInputDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiCreatedResponse({ type: ScimUserDto })
   @Idempotent()
   @ApiScimCreateErrorResponses()
@@ -129,6 +136,8 @@ export class ScimUsersController {
     example: 100,
     description: 'default 100, at most 1000; < 0 is 0',
   })
+  @ApiScimSortQueries('userName')
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimListResponseDto })
   @ApiScimErrorResponses()
   async list(
@@ -169,6 +178,7 @@ export class ScimUsersController {
   })
   @ApiParam(ID_PARAM)
   @ApiHeader({ name: 'If-None-Match', required: false })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404)
   async get(
@@ -201,6 +211,7 @@ export class ScimUsersController {
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
   @ApiBody({ type: ScimUserInputDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404, 409, 412)
   async replace(
@@ -229,6 +240,7 @@ export class ScimUsersController {
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
   @ApiBody({ type: ScimPatchRequestDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404, 409, 412)
   async patch(

@@ -1,21 +1,23 @@
 // OpenAPI descriptions of the SCIM Group bodies (RFC 7643 §4.2, RFC 7644 §3.3–§3.7). Like the User DTOs they
 // document, they do not validate: the controller takes the bodies as `unknown` and the group engine checks them.
-// A projection (attributes / excludedAttributes) may leave any attribute but id and schemas out of an answer.
+// A projection (attributes / excludedAttributes) may leave any attribute but id and schemas out of an answer, and any
+// sub-attribute (attributes=members.value), so those are optional in the answers.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const GROUP_ID = 'e9e30dba-f08f-4109-8486-d5c6a331660a';
 const USER_ID = '2819c223-7f76-453a-919d-413861904646';
 
 export class ScimGroupMetaDto {
-  @ApiProperty({ example: 'Group' }) resourceType!: string;
-  @ApiProperty({ example: '2026-11-22T08:15:31.412Z' }) created!: string;
-  @ApiProperty({ example: '2026-11-22T09:02:10.007Z' }) lastModified!: string;
-  @ApiProperty({ example: `https://api.example.com/api/v1/scim/Groups/${GROUP_ID}` }) location!: string;
-  @ApiProperty({ example: 'W/"3"', description: 'Equals the ETag header.' }) version!: string;
+  @ApiPropertyOptional({ example: 'Group' }) resourceType?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T08:15:31.412Z' }) created?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T09:02:10.007Z' }) lastModified?: string;
+  @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Groups/${GROUP_ID}` })
+  location?: string;
+  @ApiPropertyOptional({ example: 'W/"3"', description: 'Equals the ETag header.' }) version?: string;
 }
 
 export class ScimGroupMemberDto {
-  @ApiProperty({ example: USER_ID, description: "The member user's id" }) value!: string;
+  @ApiPropertyOptional({ example: USER_ID, description: "The member user's id" }) value?: string;
   @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) $ref?: string;
   @ApiPropertyOptional({ type: String, nullable: true, example: 'Babs Jensen' }) display?: string | null;
   @ApiPropertyOptional({ example: 'User', enum: ['User'] }) type?: string;
