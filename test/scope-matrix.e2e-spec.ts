@@ -40,6 +40,8 @@ const DECISIONS: Record<string, Scope | 'public-by-default' | 'signed'> = {
   Scim_GetUser: 'users',
   Scim_ReplaceUser: 'users',
   Scim_PatchUser: 'users',
+  // Operation 3 at the interface's lower-case path: the same route.
+  Scim_PatchUserInterfacePath: 'users',
   Scim_DeleteUser: 'users',
   Scim_CreateGroup: 'users',
   Scim_ListGroups: 'users',

@@ -51,7 +51,8 @@ export class DeviceWebhookController {
   @ApiProduces('application/json', 'application/octet-stream')
   @ApiOkResponse({
     description: 'The lifecycle reply (JSON bytes).',
-    schema: { type: 'object', example: { installData: {} } },
+    // The members depend on the lifecycle (pingData, configurationData, installData, …).
+    schema: { type: 'object', additionalProperties: true, example: { installData: {} } },
   })
   @ApiUnauthorizedResponse({
     description: 'Unauthorized: missing, foreign, altered or stale HTTP signature',

@@ -49,6 +49,7 @@ const CODE_BY_STATUS: Record<string, string> = {
   '404': 'NotFound',
   '409': 'Conflict',
   '413': 'PayloadTooLarge',
+  '414': 'UriTooLong',
   '415': 'UnsupportedMediaType',
   '429': 'TooManyRequests',
   '500': 'InternalError',
@@ -168,6 +169,7 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
   const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
   fixUnionTypes(schemas);
   markStrict(schemas, bodyDtoStrictness(app));
+  addUndeclaredAnswers(document);
   for (const path of Object.values(document.paths)) {
     for (const [method, operation] of Object.entries(path as Record<string, Json>)) {
       if (typeof operation.responses !== 'object' || operation.responses === null) continue;
@@ -194,5 +196,246 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
       }
     }
   }
+  completeContract(document);
+  toOpenApi31(document);
+  document.openapi = '3.1.0';
   return document;
+}
+
+// ---- OpenAPI 3.1 (docs/decisions.md "OpenAPI") ----
+
+/** Keys whose values are data, not schemas: never rewritten. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
+
+/**
+ * OpenAPI 3.1 has no `nullable`: `type: X, nullable: true` becomes `type: [X, 'null']` (with `null` in its enum),
+ * and a nullable reference (`nullable` beside `allOf: [$ref]` or `$ref`) becomes `oneOf: [{$ref}, {type: 'null'}]`,
+ * which every JSON Schema validator accepts `null` against. A schema without a type already admits null.
+ */
+export function toOpenApi31(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) toOpenApi31(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Json;
+  for (const [key, value] of Object.entries(schema)) if (!DATA_KEYS.has(key)) toOpenApi31(value);
+  if (schema.nullable !== true) return;
+  delete schema.nullable;
+  const allOf = schema.allOf as Json[] | undefined;
+  // Nest writes `type: object` beside a nullable allOf: the reference says what the object is.
+  if (typeof schema.$ref === 'string') {
+    schema.oneOf = [{ $ref: schema.$ref }, { type: 'null' }];
+    delete schema.$ref;
+    delete schema.type;
+  } else if (allOf !== undefined && allOf.length === 1) {
+    schema.oneOf = [allOf[0], { type: 'null' }];
+    delete schema.allOf;
+    delete schema.type;
+  } else if (typeof schema.type === 'string') {
+    schema.type = [schema.type, 'null'];
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  }
+}
+
+// ---- Headers, tags, servers, security ----
+
+const HEADERS: Record<string, Json> = {
+  XCorrelationId: {
+    description:
+      'The correlation id of this request (the one sent, else the body Context.CorrelationId, else a new one); ' +
+      'logs and error bodies quote it.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  RetryAfterOptional: {
+    description:
+      'Seconds to wait before retrying (when the request with this Idempotency-Key is still in progress).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  Location: {
+    description: 'The address of the created resource (equals meta.location).',
+    required: true,
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description:
+      'The version of the resource (equals meta.version); send it back in If-Match / If-None-Match.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  IdempotentReplayed: {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Occurrence: 'Whether schedules have occurrences in a time window (operation 1), and their occurrences.',
+  Schedule:
+    'Schedules with their items, recurrences and exceptions (operation 2); iCalendar import and export.',
+  Scim: 'SCIM 2.0 users and groups (RFC 7643/7644; operation 3) and the SCIM discovery endpoints.',
+  Mail: 'SMTP sending configurations (operation 4), their verification and test messages.',
+  Replication: 'Replication diagnostics (operation 5), the agents that report to it, and its topology.',
+  Webhook: 'The smart-home provider webhook (operation 6) and what it stored.',
+  Migration: 'Migration runs (operations 7 and 8).',
+};
+
+const ref = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+function declareHeaders(method: string, path: string, operation: Json): void {
+  const parameters = (operation.parameters ?? []) as Json[];
+  const idempotent = parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+  const scimResource = /^\/api\/v1\/scim\/(Users|Groups)\/\{id\}$/.test(path);
+  const responses = operation.responses as Record<string, Json>;
+  for (const [status, response] of Object.entries(responses)) {
+    const headers: Record<string, Json> = { 'X-Correlation-Id': ref('XCorrelationId') };
+    if (['429', '503', '507'].includes(status)) headers['Retry-After'] = ref('RetryAfter');
+    if (idempotent && status === '409') headers['Retry-After'] = ref('RetryAfterOptional');
+    if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+    if (idempotent && status === '201' && path.startsWith('/api/v1/scim/')) {
+      headers.Location = ref('Location');
+      headers.ETag = ref('ETag');
+    }
+    if (scimResource && method !== 'delete' && (status === '200' || status === '304'))
+      headers.ETag = ref('ETag');
+    response.headers = { ...((response.headers ?? {}) as Json), ...headers };
+  }
+}
+
+/** Tags, servers, security schemes and descriptions Spectral's spectral:oas asks for, headers the service sends. */
+export function completeContract(document: OpenAPIObject): void {
+  const doc = document as unknown as Json;
+  doc.servers = [
+    { url: '/', description: 'This service: every path is relative to the address it is served at' },
+  ];
+  const components = (doc.components ?? {}) as Json;
+  doc.components = components;
+  components.headers = { ...((components.headers ?? {}) as Json), ...HEADERS };
+  components.securitySchemes = {
+    ...((components.securitySchemes ?? {}) as Json),
+    httpSignature: {
+      type: 'http',
+      scheme: 'Signature',
+      description:
+        'The device webhook: `Authorization: Signature keyId=…,signature=…,headers=…` (draft-cavage-http-signatures-12) ' +
+        'over the exact path and body, verified with SMARTTHINGS_PUBLIC_KEY; no API key. PING lifecycles are unsigned.',
+    },
+  };
+  const tags = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, Json>)) {
+      if (typeof operation.responses !== 'object' || operation.responses === null) continue;
+      for (const tag of (operation.tags ?? []) as string[]) tags.add(tag);
+      if (typeof operation.description !== 'string' && typeof operation.summary === 'string')
+        operation.description = operation.summary;
+      if (operation.operationId === 'Occurrence_HasOccurrencesGrouped')
+        operation.security = [{ bearer: [] }, {}];
+      if (operation.operationId === 'Webhook_HomeProvider') operation.security = [{ httpSignature: [] }, {}];
+      declareHeaders(method, path, operation);
+    }
+  }
+  doc.tags = [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+}
+
+// ---- Answers the decorators do not declare ----
+
+/** Properties whose value is any JSON value (a PatchOp's value): reflected as the example's type otherwise. */
+const ANY_JSON_PROPERTIES: ReadonlyArray<[string, string]> = [
+  ['ScimPatchOperationDto', 'Value'],
+  ['ScimGroupPatchOperationDto', 'value'],
+];
+
+const ANY_JSON: Json[] = [
+  { type: 'string' },
+  { type: 'number' },
+  { type: 'boolean' },
+  { type: 'object', additionalProperties: true },
+  { type: 'array', items: {} },
+  { type: 'null' },
+];
+
+/** The interface document writes operation 3 in lower case; the route answers both (paths match case-insensitively). */
+export const INTERFACE_OPERATION_3 = '/api/v1/scim/users/{id}';
+
+function errorResponse(path: string, description: string): Json {
+  const scim = path.startsWith('/api/v1/scim/');
+  return {
+    description,
+    content: {
+      [scim ? 'application/scim+json' : 'application/json']: {
+        schema: { $ref: `#/components/schemas/${scim ? 'ScimErrorDto' : 'ErrorEnvelopeDto'}` },
+      },
+    },
+  };
+}
+
+/**
+ * - 414 on every operation with a path parameter: a parameter longer than the router accepts is refused with the
+ *   envelope (SCIM's error under /api/v1/scim);
+ * - 304 on the SCIM resource GETs, which take If-None-Match;
+ * - operation 3 at the interface's own (lower-case) path, as a second operation of the same route.
+ */
+export function addUndeclaredAnswers(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
+  for (const [name, property] of ANY_JSON_PROPERTIES) {
+    const properties = schemas[name]?.properties as Record<string, Json> | undefined;
+    const current = properties?.[property];
+    if (properties === undefined || current === undefined) continue;
+    properties[property] = {
+      description: current.description,
+      example: current.example,
+      anyOf: ANY_JSON,
+    };
+  }
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item as Record<string, Json>)) {
+      const responses = operation.responses as Record<string, Json> | undefined;
+      if (responses === undefined) continue;
+      if (path.includes('{') && responses['414'] === undefined)
+        responses['414'] = errorResponse(
+          path,
+          'UriTooLong: a path parameter is longer than the service accepts (the URI is too long)',
+        );
+      // The webhook's reply bytes go as application/octet-stream when Accept does not admit JSON; its errors are
+      // always the JSON envelope.
+      for (const [status, response] of Object.entries(responses)) {
+        const content = response.content as Record<string, Json> | undefined;
+        if (content?.['application/octet-stream'] === undefined) continue;
+        if (Number(status) >= 400) delete content['application/octet-stream'];
+        else
+          content['application/octet-stream'] = {
+            schema: {
+              type: 'string',
+              contentMediaType: 'application/json',
+              description: 'The same JSON bytes',
+            },
+          };
+      }
+      const parameters = (operation.parameters ?? []) as Json[];
+      if (method === 'get' && parameters.some((p) => p.name === 'If-None-Match') && !responses['304'])
+        responses['304'] = { description: 'Not Modified: If-None-Match names the current version' };
+      // RFC 7644 §3.4.3: `.search` takes POST only; another method on /Users/.search is 405, not a lookup of id.
+      if (/^\/api\/v1\/scim\/(Users|Groups)\/\{id\}$/.test(path) && responses['405'] === undefined)
+        responses['405'] = errorResponse(path, 'Method not allowed: `.search` is not an id (POST only)');
+    }
+  }
+  const patch = (document.paths['/api/v1/scim/Users/{id}'] as Json | undefined)?.patch as Json | undefined;
+  if (patch !== undefined && document.paths[INTERFACE_OPERATION_3] === undefined) {
+    (document.paths as Record<string, Json>)[INTERFACE_OPERATION_3] = {
+      patch: {
+        ...structuredClone(patch),
+        operationId: 'Scim_PatchUserInterfacePath',
+        summary: `${(patch.summary as string | undefined) ?? 'Patch a user'} (the interface's path)`,
+        description:
+          `Operation 3 as the interface document writes it: the same route as PATCH /api/v1/scim/Users/{id} ` +
+          `(paths match case-insensitively). ${(patch.description as string | undefined) ?? ''}`.trim(),
+      },
+    };
+  }
 }

@@ -29,6 +29,13 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
 import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
+import {
+  ScimGroupDto,
+  ScimGroupInputDto,
+  ScimGroupListResponseDto,
+  ScimGroupPatchRequestDto,
+  ScimGroupSearchRequestDto,
+} from './dto/scim-group.dto.js';
 import { isPlainObject } from './patch/scim-patch-request.js';
 import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
@@ -50,8 +57,8 @@ const ID_PARAM = { name: 'id', example: 'e9e30dba-f08f-4109-8486-d5c6a331660a' }
 const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
 const ApiProjectionQueries = (): MethodDecorator =>
   applyDecorators(
-    ApiQuery({ name: 'attributes', required: false, example: 'displayName' }),
-    ApiQuery({ name: 'excludedAttributes', required: false, example: 'members' }),
+    ApiQuery({ name: 'attributes', type: String, required: false, example: 'displayName' }),
+    ApiQuery({ name: 'excludedAttributes', type: String, required: false, example: 'members' }),
   );
 
 const SORT_KEYS: Readonly<Record<string, GroupSortKey>> = {
@@ -95,8 +102,8 @@ export class ScimGroupsController {
   @Header('Content-Type', SCIM_CONTENT_TYPE)
   @ApiOperation({ operationId: 'Scim_CreateGroup', summary: 'Create a group (201 + Location)' })
   @ApiScimConsumes()
-  @ApiBody({ schema: { type: 'object' } })
-  @ApiCreatedResponse({ description: 'The group, with Location and ETag' })
+  @ApiBody({ type: ScimGroupInputDto })
+  @ApiCreatedResponse({ description: 'The group, with Location and ETag', type: ScimGroupDto })
   @Idempotent()
   @ApiScimCreateErrorResponses()
   async create(
@@ -122,13 +129,18 @@ export class ScimGroupsController {
   @Get()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
   @ApiOperation({ operationId: 'Scim_ListGroups', summary: 'List groups, with filter, paging and sorting' })
-  @ApiQuery({ name: 'filter', required: false, example: 'displayName eq "Sales"' })
-  @ApiQuery({ name: 'startIndex', required: false, example: 1 })
-  @ApiQuery({ name: 'count', required: false, example: 100 })
-  @ApiQuery({ name: 'sortBy', required: false, example: 'displayName' })
-  @ApiQuery({ name: 'sortOrder', required: false, example: 'ascending' })
+  @ApiQuery({ name: 'filter', type: String, required: false, example: 'displayName eq "Sales"' })
+  @ApiQuery({ name: 'startIndex', type: 'integer', required: false, example: 1 })
+  @ApiQuery({ name: 'count', type: 'integer', required: false, example: 100 })
+  @ApiQuery({ name: 'sortBy', type: String, required: false, example: 'displayName' })
+  @ApiQuery({
+    name: 'sortOrder',
+    enum: ['ascending', 'descending'],
+    required: false,
+    example: 'ascending',
+  })
   @ApiProjectionQueries()
-  @ApiOkResponse({ description: 'ListResponse of groups' })
+  @ApiOkResponse({ description: 'ListResponse of groups', type: ScimGroupListResponseDto })
   @ApiScimErrorResponses()
   async list(
     @Query() query: Record<string, unknown>,
@@ -146,8 +158,8 @@ export class ScimGroupsController {
   @Header('Content-Type', SCIM_CONTENT_TYPE)
   @ApiOperation({ operationId: 'Scim_SearchGroups', summary: 'List groups with the query in the body' })
   @ApiScimConsumes()
-  @ApiBody({ schema: { type: 'object' } })
-  @ApiOkResponse({ description: 'ListResponse of groups' })
+  @ApiBody({ type: ScimGroupSearchRequestDto })
+  @ApiOkResponse({ description: 'ListResponse of groups', type: ScimGroupListResponseDto })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimGroupListResponse> {
     if (!isPlainObject(body)) {
@@ -168,7 +180,8 @@ export class ScimGroupsController {
   })
   @ApiParam(ID_PARAM)
   @ApiProjectionQueries()
-  @ApiOkResponse({ description: 'The group, with ETag' })
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'W/"<version>": 304 when current' })
+  @ApiOkResponse({ description: 'The group, with ETag', type: ScimGroupDto })
   @ApiScimErrorResponses(404)
   async get(
     @Param('id') id: string,
@@ -202,8 +215,8 @@ export class ScimGroupsController {
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
-  @ApiBody({ schema: { type: 'object' } })
-  @ApiOkResponse({ description: 'The replaced group, with ETag' })
+  @ApiBody({ type: ScimGroupInputDto })
+  @ApiOkResponse({ description: 'The replaced group, with ETag', type: ScimGroupDto })
   @ApiScimErrorResponses(404, 409, 412)
   async replace(
     @Param('id') id: string,
@@ -234,9 +247,12 @@ export class ScimGroupsController {
   @ApiParam(ID_PARAM)
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
-  @ApiBody({ schema: { type: 'object' } })
+  @ApiBody({ type: ScimGroupPatchRequestDto })
   @ApiNoContentResponse({ description: 'Patched' })
-  @ApiOkResponse({ description: 'The group, when attributes or excludedAttributes is given' })
+  @ApiOkResponse({
+    description: 'The group, when attributes or excludedAttributes is given',
+    type: ScimGroupDto,
+  })
   @ApiScimErrorResponses(404, 409, 412)
   async patch(
     @Param('id') id: string,

@@ -1,7 +1,7 @@
 // Swagger declarations of the SCIM error answers: the same statuses as ApiErrorResponses() declares for the
 // platform, but in the RFC 7644 §3.12 error schema that every /api/v1/scim answer uses.
 import { applyDecorators } from '@nestjs/common';
-import { ApiConsumes, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiConsumes, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { ScimErrorDto } from './dto/scim-user.dto.js';
 
 const COMMON: ReadonlyArray<[number, string]> = [
@@ -52,3 +52,17 @@ function scimErrorResponses(responses: ReadonlyArray<[number, string]>): MethodD
 /** Request bodies: SCIM's media type or plain JSON. */
 export const ApiScimConsumes = (): MethodDecorator & ClassDecorator =>
   ApiConsumes('application/scim+json', 'application/json');
+
+/** RFC 7644 §3.9: `attributes` / `excludedAttributes` (comma-separated) on every answer carrying a resource. */
+export const ApiScimProjectionQueries = (attributes: string, excluded: string): MethodDecorator =>
+  applyDecorators(
+    ApiQuery({ name: 'attributes', type: String, required: false, example: attributes }),
+    ApiQuery({ name: 'excludedAttributes', type: String, required: false, example: excluded }),
+  );
+
+/** RFC 7644 §3.4.2.3 sorting. */
+export const ApiScimSortQueries = (sortBy: string): MethodDecorator =>
+  applyDecorators(
+    ApiQuery({ name: 'sortBy', type: String, required: false, example: sortBy }),
+    ApiQuery({ name: 'sortOrder', enum: ['ascending', 'descending'], required: false, example: 'ascending' }),
+  );

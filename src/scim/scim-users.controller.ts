@@ -47,7 +47,13 @@ import {
   scimBaseUrl,
   singleHeader,
 } from './scim-http.js';
-import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
+import {
+  ApiScimConsumes,
+  ApiScimCreateErrorResponses,
+  ApiScimErrorResponses,
+  ApiScimProjectionQueries,
+  ApiScimSortQueries,
+} from './scim-openapi.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
 import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
@@ -99,6 +105,7 @@ export class ScimUsersController {
   @ApiOperation({ operationId: 'Scim_CreateUser', summary: 'Create a user (201 + Location)' })
   @ApiScimConsumes()
   @ApiBody({ type: ScimUserInputDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiCreatedResponse({ type: ScimUserDto })
   @Idempotent()
   @ApiScimCreateErrorResponses()
@@ -122,14 +129,23 @@ export class ScimUsersController {
     summary: 'List users, with an RFC 7644 filter and paging',
     description: 'No match is 200 with totalResults 0. Disabled users are listed too.',
   })
-  @ApiQuery({ name: 'filter', required: false, example: 'userName eq "bjensen@example.com"' })
-  @ApiQuery({ name: 'startIndex', required: false, example: 1, description: '1-based; < 1 counts as 1' })
+  @ApiQuery({ name: 'filter', type: String, required: false, example: 'userName eq "bjensen@example.com"' })
+  @ApiQuery({
+    name: 'startIndex',
+    type: 'integer',
+    required: false,
+    example: 1,
+    description: '1-based; < 1 counts as 1',
+  })
   @ApiQuery({
     name: 'count',
+    type: 'integer',
     required: false,
     example: 100,
     description: 'default 100, at most 1000; < 0 is 0',
   })
+  @ApiScimSortQueries('userName')
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimListResponseDto })
   @ApiScimErrorResponses()
   async list(
@@ -171,6 +187,7 @@ export class ScimUsersController {
   })
   @ApiParam(ID_PARAM)
   @ApiHeader({ name: 'If-None-Match', required: false })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404)
   async get(
@@ -203,6 +220,7 @@ export class ScimUsersController {
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
   @ApiBody({ type: ScimUserInputDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404, 409, 412)
   async replace(
@@ -232,6 +250,7 @@ export class ScimUsersController {
   @ApiHeader(IF_MATCH)
   @ApiScimConsumes()
   @ApiBody({ type: ScimPatchRequestDto })
+  @ApiScimProjectionQueries('userName,emails', 'roles')
   @ApiOkResponse({ type: ScimUserDto })
   @ApiScimErrorResponses(404, 409, 412)
   async patch(

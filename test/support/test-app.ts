@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/create-app.js';
 import { createRootLogger } from '../../src/logging/logger.js';
+import { OpenApiResponseValidator } from './openapi-response-validator.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
@@ -22,6 +23,8 @@ export interface TestApp {
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
   /** POST a JSON body with the admin key. */
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** Answers that disagree with the OpenAPI document (openapi-response-validator.ts); close() fails on any. */
+  openApiViolations: string[];
   close(): Promise<void>;
 }
 
@@ -30,7 +33,12 @@ export interface TestAppOptions {
   /** Reuse a database (e.g. to restart on it); default a fresh one. */
   database?: TestDatabase;
   extraModules?: Array<Type | DynamicModule>;
+  /** Check every answer against the OpenAPI document (default on; a spec about invalid answers turns it off). */
+  validateResponses?: boolean;
 }
+
+// One document per set of mounted modules: building it costs a few hundred milliseconds.
+const validators = new Map<string, OpenApiResponseValidator>();
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -62,7 +70,27 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const { app, dataSource, bootstrapKey } = created;
   const fastify = app.getHttpAdapter().getInstance();
-  const request = (injectOptions: InjectOptions) => fastify.inject(injectOptions);
+  let validator: OpenApiResponseValidator | undefined;
+  // OPENAPI_VALIDATION=off only to tell whether a failure comes from the check itself.
+  if (options.validateResponses !== false && process.env.OPENAPI_VALIDATION !== 'off') {
+    const key = JSON.stringify([config.modules, (options.extraModules ?? []).map(moduleName)]);
+    validator = validators.get(key);
+    if (validator === undefined) {
+      const served = await fastify.inject({ method: 'GET', url: '/docs-json' });
+      validator = new OpenApiResponseValidator(served.json<Record<string, unknown>>());
+      validators.set(key, validator);
+    }
+  }
+  const openApiViolations: string[] = [];
+  const request = async (injectOptions: InjectOptions) => {
+    const response = await fastify.inject(injectOptions);
+    if (validator !== undefined) {
+      const before = validator.violations.length;
+      validator.check(injectOptions, response);
+      openApiViolations.push(...validator.violations.splice(before));
+    }
+    return response;
+  };
   return {
     app,
     config,
@@ -71,6 +99,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     bootstrapKey,
     logs,
     request,
+    openApiViolations,
     post: (url, body, headers = {}) =>
       request({
         method: 'POST',
@@ -81,6 +110,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     close: async () => {
       await app.close();
       if (!options.database) await database.drop();
+      if (openApiViolations.length > 0) {
+        const unique = [...new Set(openApiViolations)];
+        throw new Error(
+          `${unique.length} answer(s) disagree with the OpenAPI document:\n${unique.join('\n')}`,
+        );
+      }
     },
   };
+}
+
+function moduleName(module: Type | DynamicModule): string {
+  return 'module' in module ? module.module.name : module.name;
 }

@@ -150,7 +150,11 @@ export class EnsureSmtpConfigurationRequest extends SmtpIdentityRequest {
 }
 
 export class ListSmtpConfigurationsQuery {
-  @ApiPropertyOptional({ example: 'contoso.example', description: 'The tenant; absent = "default".' })
+  @ApiPropertyOptional({
+    type: String,
+    example: 'contoso.example',
+    description: 'The tenant; absent = "default".',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(253)

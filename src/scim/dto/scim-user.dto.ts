@@ -5,71 +5,122 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const USER_ID = '2819c223-7f76-453a-919d-413861904646';
 
+// Every sub-attribute of an answer is optional: `attributes=name.givenName` leaves the others out.
 export class ScimMetaDto {
-  @ApiProperty({ example: 'User' }) resourceType!: string;
-  @ApiProperty({ example: '2026-11-22T08:15:31.412Z' }) created!: string;
-  @ApiProperty({ example: '2026-11-22T09:02:10.007Z' }) lastModified!: string;
-  @ApiProperty({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) location!: string;
-  @ApiProperty({ example: 'W/"3"', description: 'Equals the ETag header.' }) version!: string;
+  @ApiPropertyOptional({ example: 'User' }) resourceType?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T08:15:31.412Z' }) created?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T09:02:10.007Z' }) lastModified?: string;
+  @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) location?: string;
+  @ApiPropertyOptional({ example: 'W/"3"', description: 'Equals the ETag header.' }) version?: string;
 }
 
 export class ScimNameDto {
-  @ApiProperty({ nullable: true, example: 'Ms. Barbara J Jensen III' }) formatted!: string | null;
-  @ApiProperty({ nullable: true, example: 'Jensen' }) familyName!: string | null;
-  @ApiProperty({ nullable: true, example: 'Barbara' }) givenName!: string | null;
-  @ApiProperty({ nullable: true, example: 'Jane' }) middleName!: string | null;
-  @ApiProperty({ nullable: true, example: 'Ms.' }) honorificPrefix!: string | null;
-  @ApiProperty({ nullable: true, example: 'III' }) honorificSuffix!: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Ms. Barbara J Jensen III' }) formatted?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Jensen' }) familyName?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Barbara' }) givenName?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Jane' }) middleName?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Ms.' }) honorificPrefix?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'III' }) honorificSuffix?: string | null;
 }
 
 export class ScimEmailDto {
-  @ApiProperty({ nullable: true, example: 'work' }) type!: string | null;
-  @ApiProperty({
+  @ApiPropertyOptional({ nullable: true, example: 'work' }) type?: string | null;
+  @ApiPropertyOptional({
     type: String,
     nullable: true,
     example: null,
     description: 'Listed by the interface; kept as sent',
   })
-  nullable!: string | null;
-  @ApiProperty({ nullable: true, example: 'bjensen@example.com' }) value!: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) display!: string | null;
-  @ApiProperty({ example: true }) primary!: boolean;
+  nullable?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'bjensen@example.com' }) value?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: null }) display?: string | null;
+  @ApiPropertyOptional({ example: true }) primary?: boolean;
 }
 
 export class ScimRoleDto {
-  @ApiProperty({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value' }) Id!: string | null;
-  @ApiProperty({ nullable: true, example: 'Administrator', description: 'RFC 7643 roles.display' })
-  DisplayName!: string | null;
-  @ApiProperty({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value (= Id)' }) value!:
+  @ApiPropertyOptional({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value' }) Id?:
     string | null;
-  @ApiProperty({
+  @ApiPropertyOptional({ nullable: true, example: 'Administrator', description: 'RFC 7643 roles.display' })
+  DisplayName?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'admin', description: 'RFC 7643 roles.value (= Id)' })
+  value?: string | null;
+  @ApiPropertyOptional({
     nullable: true,
     example: 'Administrator',
     description: 'RFC 7643 roles.display (= DisplayName)',
   })
-  display!: string | null;
+  display?: string | null;
   @ApiPropertyOptional({ example: 'application', description: 'As sent' }) type?: string;
   @ApiPropertyOptional({ example: true, description: 'As sent' }) primary?: boolean;
 }
 
-/** The User as every operation returns it (interface document, "User (SCIM representation)"). */
+/**
+ * The User as every operation returns it (interface document, "User (SCIM representation)"). `attributes` /
+ * `excludedAttributes` may leave any attribute but `schemas` and `id` out (RFC 7644 §3.9), so only those are required.
+ */
 export class ScimUserDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:schemas:core:2.0:User'] }) schemas!: string[];
   @ApiProperty({ example: USER_ID }) id!: string;
-  @ApiProperty({ nullable: true, example: '00u1dhhb1fkIGP7RL1d8' }) externalId!: string | null;
-  @ApiProperty({ nullable: true, example: 'app-4711' }) applicationExternalId!: string | null;
-  @ApiProperty({ type: ScimMetaDto }) meta!: ScimMetaDto;
-  @ApiProperty({ type: String, nullable: true, example: null }) status!: string | null;
-  @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
-  @ApiProperty({ type: ScimNameDto, nullable: true }) name!: ScimNameDto | null;
-  @ApiProperty({ nullable: true, example: 'Babs Jensen' }) displayName!: string | null;
-  @ApiProperty({ nullable: true, example: 'en-US' }) preferredLanguage!: string | null;
-  @ApiProperty({ nullable: true, example: 'en-US' }) locale!: string | null;
-  @ApiProperty({ nullable: true, example: 'America/Los_Angeles' }) timezone!: string | null;
-  @ApiProperty({ nullable: true, example: true }) active!: boolean | null;
-  @ApiProperty({ type: [ScimEmailDto], nullable: true }) emails!: ScimEmailDto[] | null;
-  @ApiProperty({ nullable: true, example: '04A224D2C35E80' }) nfc!: string | null;
-  @ApiProperty({ type: [ScimRoleDto], nullable: true }) roles!: ScimRoleDto[] | null;
+  @ApiPropertyOptional({ nullable: true, example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'app-4711' }) applicationExternalId?: string | null;
+  @ApiPropertyOptional({ type: ScimMetaDto }) meta?: ScimMetaDto;
+  @ApiPropertyOptional({ type: String, nullable: true, example: null }) status?: string | null;
+  @ApiPropertyOptional({ example: 'bjensen@example.com' }) userName?: string;
+  @ApiPropertyOptional({ type: ScimNameDto, nullable: true }) name?: ScimNameDto | null;
+  @ApiPropertyOptional({ nullable: true, example: 'Babs Jensen' }) displayName?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'en-US' }) preferredLanguage?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'en-US' }) locale?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: 'America/Los_Angeles' }) timezone?: string | null;
+  @ApiPropertyOptional({ nullable: true, example: true }) active?: boolean | null;
+  @ApiPropertyOptional({ type: [ScimEmailDto], nullable: true }) emails?: ScimEmailDto[] | null;
+  @ApiPropertyOptional({ nullable: true, example: '04A224D2C35E80' }) nfc?: string | null;
+  @ApiPropertyOptional({ type: [ScimRoleDto], nullable: true }) roles?: ScimRoleDto[] | null;
+}
+
+export class ScimNameInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Ms. Barbara J Jensen III' }) formatted?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jensen' }) familyName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Barbara' }) givenName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jane' }) middleName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Ms.' }) honorificPrefix?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'III' }) honorificSuffix?: string | null;
+}
+
+export class ScimEmailInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'bjensen@example.com' }) value?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'work' }) type?: string | null;
+  @ApiPropertyOptional({ example: true, description: '"True"/"False" accepted' }) primary?: boolean;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Babs at work' }) display?: string | null;
+}
+
+export class ScimRoleInputDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'admin', description: 'RFC 7643 form' })
+  value?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Administrator',
+    description: 'RFC 7643 form',
+  })
+  display?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'admin',
+    description: 'Interface document form',
+  })
+  Id?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Administrator',
+    description: 'Interface document form',
+  })
+  DisplayName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'application' }) type?: string | null;
+  @ApiPropertyOptional({ example: false }) primary?: boolean;
 }
 
 /** A create or replace body: a SCIM User in RFC 7643 form; names in any case, read-only members ignored. */
@@ -83,18 +134,22 @@ export class ScimUserInputDto {
   schemas?: string[];
   @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
   @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string;
-  @ApiPropertyOptional({ type: Object, example: { givenName: 'Barbara', familyName: 'Jensen' } })
-  name?: object;
+  @ApiPropertyOptional({ type: ScimNameInputDto, example: { givenName: 'Barbara', familyName: 'Jensen' } })
+  name?: ScimNameInputDto;
   @ApiPropertyOptional({ example: 'Babs Jensen' }) displayName?: string;
   @ApiPropertyOptional({ example: true, description: 'true when absent on create; "True"/"False" accepted' })
   active?: boolean;
-  @ApiPropertyOptional({ example: [{ type: 'work', value: 'bjensen@example.com', primary: true }] })
-  emails?: object[];
   @ApiPropertyOptional({
+    type: [ScimEmailInputDto],
+    example: [{ type: 'work', value: 'bjensen@example.com', primary: true }],
+  })
+  emails?: ScimEmailInputDto[];
+  @ApiPropertyOptional({
+    type: [ScimRoleInputDto],
     example: [{ value: 'admin', display: 'Administrator' }],
     description: 'RFC form (value/display) or the interface document form (Id/DisplayName)',
   })
-  roles?: object[];
+  roles?: ScimRoleInputDto[];
 }
 
 export class ScimPatchOperationDto {
@@ -136,6 +191,10 @@ export class ScimSearchRequestDto {
   @ApiPropertyOptional({ example: 'userName eq "bjensen@example.com"' }) filter?: string;
   @ApiPropertyOptional({ type: 'integer', example: 1 }) startIndex?: number;
   @ApiPropertyOptional({ type: 'integer', example: 100 }) count?: number;
+  @ApiPropertyOptional({ example: 'userName' }) sortBy?: string;
+  @ApiPropertyOptional({ enum: ['ascending', 'descending'], example: 'ascending' }) sortOrder?: string;
+  @ApiPropertyOptional({ example: ['userName', 'emails'], type: [String] }) attributes?: string[];
+  @ApiPropertyOptional({ example: ['roles'], type: [String] }) excludedAttributes?: string[];
 }
 
 export class ScimErrorDto {

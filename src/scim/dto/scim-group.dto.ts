@@ -1,0 +1,98 @@
+// OpenAPI descriptions of the SCIM Group bodies (RFC 7643 §4.2, RFC 7644 §3.3–§3.7). Like the User DTOs they
+// document, they do not validate: the controller takes the bodies as `unknown` and the group engine checks them.
+// A projection (attributes / excludedAttributes) may leave any attribute but id and schemas out of an answer, and any
+// sub-attribute (attributes=members.value), so those are optional in the answers.
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+const GROUP_ID = 'e9e30dba-f08f-4109-8486-d5c6a331660a';
+const USER_ID = '2819c223-7f76-453a-919d-413861904646';
+
+export class ScimGroupMetaDto {
+  @ApiPropertyOptional({ example: 'Group' }) resourceType?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T08:15:31.412Z' }) created?: string;
+  @ApiPropertyOptional({ example: '2026-11-22T09:02:10.007Z' }) lastModified?: string;
+  @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Groups/${GROUP_ID}` })
+  location?: string;
+  @ApiPropertyOptional({ example: 'W/"3"', description: 'Equals the ETag header.' }) version?: string;
+}
+
+export class ScimGroupMemberDto {
+  @ApiPropertyOptional({ example: USER_ID, description: "The member user's id" }) value?: string;
+  @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) $ref?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Babs Jensen' }) display?: string | null;
+  @ApiPropertyOptional({ example: 'User', enum: ['User'] }) type?: string;
+}
+
+/** The Group as every Groups answer carries it. */
+export class ScimGroupDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }) schemas!: string[];
+  @ApiProperty({ example: GROUP_ID }) id!: string;
+  @ApiPropertyOptional({ example: 'sales-0042' }) externalId?: string;
+  @ApiPropertyOptional({ example: 'Sales' }) displayName?: string;
+  @ApiPropertyOptional({
+    type: [ScimGroupMemberDto],
+    description: 'Absent when excludedAttributes=members (or attributes leaves it out)',
+  })
+  members?: ScimGroupMemberDto[];
+  @ApiPropertyOptional({ type: ScimGroupMetaDto }) meta?: ScimGroupMetaDto;
+}
+
+export class ScimGroupMemberInputDto {
+  @ApiProperty({ example: USER_ID, description: "The member user's id" }) value!: string;
+  @ApiPropertyOptional({ example: 'Babs Jensen', description: 'Ignored (read from the user)' })
+  display?: string;
+  @ApiPropertyOptional({ example: 'User' }) type?: string;
+  @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) $ref?: string;
+}
+
+/** A create or replace body; member names in any case, read-only members (id, meta) ignored. */
+export class ScimGroupInputDto {
+  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }) schemas?: string[];
+  @ApiProperty({ example: 'Sales', description: 'Unique case-insensitively (409 uniqueness)' })
+  displayName!: string;
+  @ApiPropertyOptional({ example: 'sales-0042' }) externalId?: string;
+  @ApiPropertyOptional({ type: [ScimGroupMemberInputDto] }) members?: ScimGroupMemberInputDto[];
+}
+
+export class ScimGroupListResponseDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
+  @ApiProperty({ type: 'integer', example: 1 }) totalResults!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) startIndex!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) itemsPerPage!: number;
+  @ApiProperty({ type: [ScimGroupDto] }) Resources!: ScimGroupDto[];
+}
+
+export class ScimGroupPatchOperationDto {
+  @ApiProperty({ enum: ['add', 'remove', 'replace'], example: 'add', description: 'Any letter case.' })
+  op!: string;
+  @ApiPropertyOptional({
+    example: 'members',
+    description:
+      'members, members[value eq "…"], displayName, externalId; absent: value is an object of paths.',
+  })
+  path?: string;
+  @ApiPropertyOptional({
+    example: [{ value: USER_ID }],
+    description: 'Any JSON value (an array of members, a string, an object of paths…)',
+  })
+  value?: unknown;
+}
+
+/** RFC 7644 §3.5.2 PatchOp (member names in any case). */
+export class ScimGroupPatchRequestDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) schemas!: string[];
+  @ApiProperty({ type: [ScimGroupPatchOperationDto] }) Operations!: ScimGroupPatchOperationDto[];
+}
+
+/** RFC 7644 §3.4.3 SearchRequest for groups: the list's query parameters in a body. */
+export class ScimGroupSearchRequestDto {
+  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] })
+  schemas?: string[];
+  @ApiPropertyOptional({ example: 'displayName eq "Sales"' }) filter?: string;
+  @ApiPropertyOptional({ type: 'integer', example: 1 }) startIndex?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 100 }) count?: number;
+  @ApiPropertyOptional({ example: 'displayName' }) sortBy?: string;
+  @ApiPropertyOptional({ enum: ['ascending', 'descending'], example: 'ascending' }) sortOrder?: string;
+  @ApiPropertyOptional({ example: ['displayName'], type: [String] }) attributes?: string[];
+  @ApiPropertyOptional({ example: ['members'], type: [String] }) excludedAttributes?: string[];
+}
