@@ -336,15 +336,8 @@ describe('OpenAPI document', () => {
     expect(op('/api/v1/scim/users/{id}', 'patch').requestBody).toEqual(
       op('/api/v1/scim/Users/{id}', 'patch').requestBody,
     );
-    // Every operation with a path parameter documents the long-parameter answer with the envelope.
-    for (const [route, methods] of Object.entries(document.paths))
-      for (const [method, operation] of Object.entries(methods))
-        if (route.includes('{'))
-          expect([method, route, operation.responses['414']?.content]).toEqual([
-            method,
-            route,
-            expect.anything(),
-          ]);
+    // A path parameter of any length reaches its route (no router 414): test/long-path-params.e2e-spec.ts checks
+    // that every such operation answers a status this document declares for it.
     expect(document.servers.length).toBeGreaterThan(0);
     expect(document.tags.map((tag) => tag.name)).toEqual(
       expect.arrayContaining([

@@ -14,9 +14,12 @@ const busyFor = (ms: number) => {
   }
 };
 
-/** Holds the loop in 150 ms stretches for a little over one sampling interval of under-pressure (1 s). */
+/**
+ * Holds the loop in 150 ms stretches for a little over two of under-pressure's one-second sampling intervals, so
+ * that one whole interval lies inside the overload wherever its boundaries fall.
+ */
 async function overload(): Promise<void> {
-  const until = performance.now() + 1_300;
+  const until = performance.now() + 2_300;
   while (performance.now() < until) {
     busyFor(150);
     await turn();

@@ -22,6 +22,7 @@ import { directRoutesPlugin } from './plugins/direct-routes.plugin.js';
 import { drainPlugin } from './plugins/drain.plugin.js';
 import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
+import { overloadPlugin } from './plugins/overload.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
 import { RateLimiter } from './rate-limiter.js';
 
@@ -75,11 +76,12 @@ export async function configureHttp(
     });
   }
   // In this order: a route's handler is chosen first; its onRequest hooks run tracing, then the correlation
-  // headers and deadline, then authentication (so a 401/403 carries the headers); an Idempotency-Key is looked up once the caller is known.
+  // headers and deadline, then load shedding, then authentication (so a 401/403 carries the headers); an Idempotency-Key is looked up once the caller is known.
   await fastify.register(drainPlugin, { state });
   await fastify.register(directRoutesPlugin, { directRoutes, logger });
   await fastify.register(tracingPlugin, { tracer: active === undefined ? undefined : httpTracer(active) });
   await fastify.register(correlationPlugin, { config, logger });
+  await fastify.register(overloadPlugin, { maxEventLoopDelayMs: config.overloadEventLoopDelayMs, metrics });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
   await fastify.register(idempotencyPlugin, { config, store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });

@@ -49,7 +49,6 @@ const CODE_BY_STATUS: Record<string, string> = {
   '404': 'NotFound',
   '409': 'Conflict',
   '413': 'PayloadTooLarge',
-  '414': 'UriTooLong',
   '415': 'UnsupportedMediaType',
   '429': 'TooManyRequests',
   '500': 'InternalError',
@@ -376,8 +375,6 @@ function errorResponse(path: string, description: string): Json {
 }
 
 /**
- * - 414 on every operation with a path parameter: a parameter longer than the router accepts is refused with the
- *   envelope (SCIM's error under /api/v1/scim);
  * - 304 on the SCIM resource GETs, which take If-None-Match;
  * - operation 3 at the interface's own (lower-case) path, as a second operation of the same route.
  */
@@ -397,11 +394,6 @@ export function addUndeclaredAnswers(document: OpenAPIObject): void {
     for (const [method, operation] of Object.entries(item as Record<string, Json>)) {
       const responses = operation.responses as Record<string, Json> | undefined;
       if (responses === undefined) continue;
-      if (path.includes('{') && responses['414'] === undefined)
-        responses['414'] = errorResponse(
-          path,
-          'UriTooLong: a path parameter is longer than the service accepts (the URI is too long)',
-        );
       // The webhook's reply bytes go as application/octet-stream when Accept does not admit JSON; its errors are
       // always the JSON envelope.
       for (const [status, response] of Object.entries(responses)) {

@@ -8,6 +8,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@n
 import type { FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
 import { ScimSearchRequestDto } from './dto/scim-user.dto.js';
+import { ScimRootListResponseDto } from './dto/scim-group.dto.js';
 import { isPlainObject } from './patch/scim-patch-request.js';
 import { GROUP_RESOURCE_SCHEMA, USER_VIEW_SCHEMA } from './schema/group-schema.js';
 import { projectResource, type AttributeProjection } from './schema/attribute-projection.js';
@@ -107,7 +108,7 @@ export class ScimRootSearchController {
   })
   @ApiScimConsumes()
   @ApiBody({ type: ScimSearchRequestDto })
-  @ApiOkResponse({ description: 'ListResponse of users and groups' })
+  @ApiOkResponse({ description: 'ListResponse of users and groups', type: ScimRootListResponseDto })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimRootListResponse> {
     if (!isPlainObject(body)) {

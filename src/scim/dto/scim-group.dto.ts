@@ -2,7 +2,8 @@
 // document, they do not validate: the controller takes the bodies as `unknown` and the group engine checks them.
 // A projection (attributes / excludedAttributes) may leave any attribute but id and schemas out of an answer, and any
 // sub-attribute (attributes=members.value), so those are optional in the answers.
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ScimUserDto } from './scim-user.dto.js';
 
 const GROUP_ID = 'e9e30dba-f08f-4109-8486-d5c6a331660a';
 const USER_ID = '2819c223-7f76-453a-919d-413861904646';
@@ -95,4 +96,19 @@ export class ScimGroupSearchRequestDto {
   @ApiPropertyOptional({ enum: ['ascending', 'descending'], example: 'ascending' }) sortOrder?: string;
   @ApiPropertyOptional({ example: ['displayName'], type: [String] }) attributes?: string[];
   @ApiPropertyOptional({ example: ['members'], type: [String] }) excludedAttributes?: string[];
+}
+
+/** The root `/.search` answer (RFC 7644 §3.4.3): users, then groups. */
+@ApiExtraModels(ScimUserDto, ScimGroupDto)
+export class ScimRootListResponseDto {
+  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'] }) schemas!: string[];
+  @ApiProperty({ type: 'integer', example: 2 }) totalResults!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) startIndex!: number;
+  @ApiProperty({ type: 'integer', example: 2 }) itemsPerPage!: number;
+  @ApiProperty({
+    type: 'array',
+    description: 'Users (schema urn:ietf:params:scim:schemas:core:2.0:User) first, then Groups (…:Group)',
+    items: { anyOf: [{ $ref: getSchemaPath(ScimUserDto) }, { $ref: getSchemaPath(ScimGroupDto) }] },
+  })
+  Resources!: Array<ScimUserDto | ScimGroupDto>;
 }
