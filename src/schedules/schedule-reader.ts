@@ -99,7 +99,7 @@ const TOTAL = `COALESCE((SELECT schedule_count FROM schedule_stats WHERE id = 1)
  * page's ids from the index rather than a JSON list of them (json_each costs ~1 µs an element). CROSS JOIN keeps
  * SQLite's join order: with LIMIT/OFFSET bound as parameters its planner otherwise scanned every exception.
  */
-const SQLITE_PAGE_ITEMS = `SELECT p.id AS page_id, ${ITEMS.slice('SELECT '.length, ITEMS.indexOf(' FROM '))}
+const SQLITE_PAGE_ITEMS = `SELECT p.id AS page_id, p.created_at AS page_created, ${ITEMS.slice('SELECT '.length, ITEMS.indexOf(' FROM '))}
   FROM {page} p
   LEFT JOIN schedule_items i ON i.schedule_id = p.id
   LEFT JOIN recurrences r ON r.schedule_item_id = i.id
@@ -114,6 +114,9 @@ const SQLITE_PAGE_EXCEPTIONS = `${EXCEPTIONS.slice(0, EXCEPTIONS.indexOf(' FROM 
 const SQLITE_FORWARD = '(SELECT created_at, id FROM schedules ORDER BY created_at, id LIMIT ? OFFSET ?)';
 const SQLITE_BACKWARD =
   '(SELECT created_at, id FROM schedules ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)';
+/** The next positions after a key already read: a range of the index, no walk. */
+const SQLITE_AFTER_KEY =
+  '(SELECT created_at, id FROM schedules WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?)';
 
 /**
  * PostgreSQL: a schedule (`p.id`) in its documented representation, built by the database (json keeps the keys
@@ -231,13 +234,19 @@ export class ScheduleReader implements OnModuleDestroy {
       const total = Number(this.sqlite<{ total: number }>(`SELECT ${TOTAL} AS total`)[0].total);
       const schedules: ScheduleDto[] = [];
       const end = Math.min(offset + limit, total);
+      let last: { created: string; id: string } | undefined;
       for (let from = offset; from < end; from += READ_CHUNK) {
         if (from > offset) await yieldToEventLoop();
         const count = Math.min(READ_CHUNK, end - from);
         const fromEnd = total - from - count;
-        const [page, params] =
-          from <= fromEnd ? [SQLITE_FORWARD, [count, from]] : [SQLITE_BACKWARD, [count, fromEnd]];
-        const rows = this.sqlite<ItemRow & { page_id: string }>(
+        // The first chunk is found from the nearer end of the index; the next ones follow its last key.
+        const [page, params]: [string, Array<string | number>] =
+          last !== undefined
+            ? [SQLITE_AFTER_KEY, [last.created, last.id, count]]
+            : from <= fromEnd
+              ? [SQLITE_FORWARD, [count, from]]
+              : [SQLITE_BACKWARD, [count, fromEnd]];
+        const rows = this.sqlite<ItemRow & { page_id: string; page_created: string }>(
           SQLITE_PAGE_ITEMS.replace('{page}', page),
           ...params,
         );
@@ -245,6 +254,9 @@ export class ScheduleReader implements OnModuleDestroy {
           SQLITE_PAGE_EXCEPTIONS.replace('{page}', page),
           ...params,
         );
+        if (rows.length === 0) break;
+        const tail = rows[rows.length - 1];
+        last = { created: tail.page_created, id: tail.page_id };
         schedules.push(...this.assemble([...new Set(rows.map((row) => row.page_id))], rows, exceptions));
       }
       return { total, schedules };
