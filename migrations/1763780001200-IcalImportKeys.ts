@@ -10,7 +10,11 @@ export class IcalImportKeys1763780001200 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('ALTER TABLE schedules ADD COLUMN ical_key varchar(64) NULL');
     await queryRunner.query('CREATE UNIQUE INDEX "UQ_schedules_ical_key" ON schedules (ical_key)');
-    await queryRunner.query('ALTER TABLE schedule_items ADD COLUMN all_day boolean NOT NULL DEFAULT false');
+    // The default as each engine's schema reader prints it for the entity's `default: false` (SQLite stores 0).
+    const falseValue = queryRunner.connection.driver.options.type === 'postgres' ? 'false' : '0';
+    await queryRunner.query(
+      `ALTER TABLE schedule_items ADD COLUMN all_day boolean NOT NULL DEFAULT ${falseValue}`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

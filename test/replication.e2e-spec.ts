@@ -579,7 +579,15 @@ describe('replication: ingestion, topology and cost', () => {
     it('computes the answer with the same few queries for 3 and for 200 nodes', async () => {
       const collection = 'cost';
       await created(t, 1, { Collection: collection });
-      const small = await countQueries(t, () => state(t, { Collection: collection }));
+      // The counter sees every statement on the connection, also a background job's poll (one a second) that
+      // happens to run meanwhile: the fewest of three runs is the request's own count.
+      const fewest = async () => {
+        const runs = [];
+        for (let run = 0; run < 3; run++)
+          runs.push(await countQueries(t, () => state(t, { Collection: collection })));
+        return runs.reduce((best, next) => (next.queries < best.queries ? next : best));
+      };
+      const small = await fewest();
       for (let server = 0; server < 20; server++)
         await Promise.all(
           Array.from({ length: 10 }, (_, node) =>
@@ -592,7 +600,7 @@ describe('replication: ingestion, topology and cost', () => {
             }),
           ),
         );
-      const large = await countQueries(t, () => state(t, { Collection: collection }));
+      const large = await fewest();
       expect(large.result.Servers.length).toBeGreaterThanOrEqual(20);
       expect(
         large.result.Servers.flatMap((s: { Nodes: unknown[] }) => s.Nodes).length,

@@ -3,7 +3,9 @@
 // request is answered at once with 503 Overloaded and Retry-After instead of queueing behind work the instance
 // cannot finish in time (a client that times out costs the instance the whole request anyway). The health routes
 // and /metrics are never shed: a liveness probe must be answered while the instance is busy, not broken, and the
-// operator must see why it sheds. 0 turns shedding off.
+// operator must see why it sheds. 0 turns shedding off. Nothing is shed in the first STARTUP_GRACE_MS after the
+// server is ready: start-up itself holds the loop (module init, the OpenAPI document), and the sample covering it
+// would otherwise shed an instance's first requests.
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyPluginCallback } from 'fastify';
@@ -18,6 +20,7 @@ export interface OverloadOptions {
 }
 
 const NEVER_SHED = /^\/(health\/|metrics(\?|$))/;
+const STARTUP_GRACE_MS = 1_500;
 
 const overload: FastifyPluginCallback<OverloadOptions> = (
   fastify,
@@ -30,10 +33,16 @@ const overload: FastifyPluginCallback<OverloadOptions> = (
     help: 'Requests answered 503 Overloaded because the event loop was overloaded (OVERLOAD_EVENT_LOOP_DELAY_MS)',
     registers: [metrics.registry],
   });
+  let armedAt = Number.POSITIVE_INFINITY;
+  fastify.addHook('onReady', (ready) => {
+    armedAt = performance.now() + STARTUP_GRACE_MS;
+    ready();
+  });
   void fastify.register(underPressure, {
     maxEventLoopDelay: maxEventLoopDelayMs,
     pressureHandler: (request, _reply, _type, value) => {
-      if (NEVER_SHED.test(request.url)) return undefined; // handled as usual
+      // Not shed: handled as usual.
+      if (NEVER_SHED.test(request.url) || performance.now() < armedAt) return undefined;
       shed.inc();
       return Promise.reject(
         new PlatformError(
