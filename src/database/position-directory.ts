@@ -10,6 +10,8 @@
 // that finds it missing or stale walks the index as before and starts one rebuild, at most one at a time and one
 // per MIN_REBUILD_MS, so a fleet writing rows while a client pages through them does not rebuild without pause.
 
+import type { DataSource } from 'typeorm';
+
 export const DIRECTORY_STEP = 100;
 const MIN_REBUILD_MS = 1_000;
 
@@ -86,4 +88,30 @@ export class PositionDirectory {
         this.building = undefined;
       });
   }
+}
+
+/**
+ * PostgreSQL: the keys of `table` at list positions 0, step, 2·step, … and the order generation of its stats row
+ * (`stats`, id 1), in one statement (one snapshot, so they agree). An index-only scan of every row: ~30 ms for
+ * 100,000, run in the background. `table` and `stats` are the caller's constants, never input.
+ */
+export async function loadPositionKeys(
+  dataSource: DataSource,
+  table: string,
+  stats: string,
+  step: number,
+): Promise<DirectoryRows> {
+  const rows = await dataSource.query<Array<{ generation: string | null; created: string; id: string }>>(
+    `SELECT (SELECT order_generation::text FROM ${stats} WHERE id = 1) AS generation,
+            created_at::text AS created, id::text AS id
+       FROM (SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
+               FROM ${table}) numbered
+      WHERE position % $1 = 0
+      ORDER BY position`,
+    [step],
+  );
+  return {
+    generation: rows[0]?.generation ?? undefined,
+    keys: rows.map((row) => ({ created: row.created, id: row.id })),
+  };
 }

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
-import { DIRECTORY_STEP, PositionDirectory, type DirectoryRows } from '../database/position-directory.js';
+import { DIRECTORY_STEP, loadPositionKeys, PositionDirectory } from '../database/position-directory.js';
 import { withSqliteConnection } from '../database/sqlite-transactions.js';
 import { traceStatement } from '../tracing/database-tracing.js';
 import type {
@@ -181,7 +181,7 @@ export class ScheduleReader implements OnModuleDestroy {
     this.postgres = dataSource.options.type === 'postgres';
     this.positions = this.postgres
       ? new PositionDirectory(
-          (step) => this.positionKeys(step),
+          (step) => loadPositionKeys(this.dataSource, 'schedules', 'schedule_stats', step),
           (error) => logger.warn({ err: error }, 'Schedules: building the position directory failed'),
         )
       : undefined;
@@ -291,28 +291,6 @@ export class ScheduleReader implements OnModuleDestroy {
     if (seen === undefined || seen === start.generation) return rows;
     this.positions?.startOf(offset, seen); // stale: starts a rebuild (one a second at most)
     return byOffset();
-  }
-
-  /**
-   * PostgreSQL: the keys at list positions 0, step, 2·step, … and the order generation, in one statement (one
-   * snapshot, so they agree). An index-only scan of every schedule, run in the background.
-   */
-  private async positionKeys(step: number): Promise<DirectoryRows> {
-    const rows = await this.dataSource.query<
-      Array<{ generation: string | null; created: string; id: string }>
-    >(
-      `SELECT (SELECT order_generation::text FROM schedule_stats WHERE id = 1) AS generation,
-              created_at::text AS created, id::text AS id
-         FROM (SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
-                 FROM schedules) numbered
-        WHERE position % $1 = 0
-        ORDER BY position`,
-      [step],
-    );
-    return {
-      generation: rows[0]?.generation ?? undefined,
-      keys: rows.map((row) => ({ created: row.created, id: row.id })),
-    };
   }
 
   private pg<Row>(sql: string, ids: readonly string[]): Promise<Row[]> {
