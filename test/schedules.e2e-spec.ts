@@ -270,9 +270,14 @@ describe('schedules', () => {
     it('pages deep lists exactly while the position directory is missing, current and stale', async () => {
       const fresh = await startTestApp();
       try {
+        const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         const ids: string[] = [];
-        for (let i = 0; i < 230; i++)
+        for (let i = 0; i < 230; i++) {
+          // Two schedules created in one millisecond are ordered by id (docs/schedules.md), not by arrival.
+          const before = Date.now();
+          while (Date.now() === before) await pause(1);
           ids.push((await fresh.post('/api/v1/Schedule', { ScheduleItems: [] })).json().Result.Id);
+        }
         const walk = async (): Promise<string[]> => {
           const seen: string[] = [];
           for (let index = 1; index <= 12; index++) {
@@ -286,7 +291,6 @@ describe('schedules', () => {
           }
           return seen;
         };
-        const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         expect(await walk()).toEqual(ids);
         await pause(300);
         expect(await walk()).toEqual(ids);

@@ -1,7 +1,7 @@
 // Operation 1 and the occurrence listing (DESIGN §3): answers come from cached compiled series, which jump straight
 // to the window and stop at the first overlapping occurrence.
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
+import { TimeSlicer } from '../common/time-slicer.js';
 import type { FieldError } from '../errors/api-error.js';
 import type { RequestContext } from '../logging/request-context.js';
 import type { HasOccurrencesGroupedRequest, OccurrenceDto, OccurrencesQuery } from './dto/occurrence.dto.js';
@@ -14,8 +14,6 @@ const MAX_IDS = 50_000;
 /** Requests with more distinct ids than this yield the event loop between their phases. */
 const YIELD_AFTER_IDS = 5_000;
 const MAX_OCCURRENCES = 10_000;
-/** Longest stretch of evaluation before the event loop gets a turn. */
-const SLICE_MS = 10;
 
 export interface GroupedAnswer {
   groups: Record<string, boolean>;
@@ -64,24 +62,22 @@ export class OccurrencesService {
       for (const id of group.ScheduleIds ?? []) ids.push(id.toLowerCase());
       ends.push(ids.length);
     }
-    // Parsing and validating a body of up to 50,000 ids took one long turn already: give the loop one before more.
-    if (ids.length > YIELD_AFTER_IDS) await yieldToEventLoop();
-    const compiled = await this.cache.getMany(ids, ctx);
+    // Validating a body of up to 50,000 ids took one long turn already: give the loop one before more. From here
+    // on one slicer bounds every stretch: the cache's lookups, its loads and the evaluation.
+    const slicer = new TimeSlicer();
+    if (ids.length > YIELD_AFTER_IDS) await slicer.yield();
+    const compiled = await this.cache.getMany(ids, ctx, slicer);
     // A null-prototype object: group keys such as "__proto__" are plain keys here.
     const groups = Object.create(null) as Record<string, boolean>;
-    // Evaluated in slices: the loop gets a turn whenever SLICE_MS have passed (checked every 1,000 ids).
+    // Evaluated in slices: the loop gets a turn whenever the slice is spent (checked every 1,000 ids).
     let unknownCount = 0;
-    let sliceStart = performance.now();
     for (const [index, group] of request.Groups.entries()) {
       let answer = false;
       for (let at = index === 0 ? 0 : ends[index - 1]; at < ends[index]; at++) {
         const items = compiled[at];
         if (items === undefined) unknownCount++;
         else if (!answer && anyOverlap(items, start, end)) answer = true;
-        if (at % 1_000 === 999 && performance.now() - sliceStart >= SLICE_MS) {
-          await yieldToEventLoop();
-          sliceStart = performance.now();
-        }
+        if (at % 1_000 === 999) await slicer.pause();
       }
       groups[group.Key] = answer;
     }

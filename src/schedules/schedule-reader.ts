@@ -15,6 +15,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { TimeSlicer } from '../common/time-slicer.js';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
 import { DIRECTORY_STEP, loadPositionKeys, PositionDirectory } from '../database/position-directory.js';
@@ -191,18 +192,30 @@ export class ScheduleReader implements OnModuleDestroy {
     await this.positions?.idle();
   }
 
-  /** The schedules with these (lower-case) ids, in the order asked; ids without a schedule are left out. */
-  async findMany(ids: readonly string[]): Promise<ScheduleDto[]> {
+  /**
+   * The schedules with these (lower-case) ids, in the order asked; ids without a schedule are left out. SQLite reads
+   * them READ_CHUNK at a time, holding the connection (one snapshot), and lets `slicer` give the event loop a turn
+   * between chunks: 1,000 schedules in one go held it ~15 ms.
+   */
+  async findMany(ids: readonly string[], slicer = new TimeSlicer()): Promise<ScheduleDto[]> {
     if (ids.length === 0) return [];
     if (!this.postgres) {
-      return withSqliteConnection(this.dataSource, () => {
-        const param = JSON.stringify(ids);
-        const found = new Set(this.sqlite<{ id: string }>(EXISTING, param).map((row) => row.id));
-        return this.assemble(
-          ids.filter((id) => found.has(id)),
-          this.sqlite<ItemRow>(ITEMS, param),
-          this.sqlite<ExceptionRow>(EXCEPTIONS, param),
-        );
+      return withSqliteConnection(this.dataSource, async () => {
+        const schedules: ScheduleDto[] = [];
+        for (let offset = 0; offset < ids.length; offset += READ_CHUNK) {
+          if (offset > 0) await slicer.pause();
+          const chunk = ids.slice(offset, offset + READ_CHUNK);
+          const param = JSON.stringify(chunk);
+          const found = new Set(this.sqlite<{ id: string }>(EXISTING, param).map((row) => row.id));
+          schedules.push(
+            ...this.assemble(
+              chunk.filter((id) => found.has(id)),
+              this.sqlite<ItemRow>(ITEMS, param),
+              this.sqlite<ExceptionRow>(EXCEPTIONS, param),
+            ),
+          );
+        }
+        return schedules;
       });
     }
     const [existing, items, exceptions] = await Promise.all([

@@ -1,7 +1,7 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/scopes.js';
+import { TimeSlicer } from '../common/time-slicer.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { IcalExportQuery } from './dto/ical.dto.js';
 import { calendarSteps, IcalExportError, type ExportSchedule } from './ical/ical-export.js';
@@ -45,7 +45,8 @@ export class SchedulesIcalController {
   })
   async exportMany(@Query() query: IcalExportQuery): Promise<string> {
     const ids = [...new Set(query.ids.map((id) => id.toLowerCase()))];
-    const schedules = await this.reader.findMany(ids);
+    const slicer = new TimeSlicer();
+    const schedules = await this.reader.findMany(ids, slicer);
     if (schedules.length !== ids.length) {
       const found = new Set(schedules.map((schedule) => schedule.Id));
       const missing = ids.filter((id) => !found.has(id));
@@ -53,7 +54,7 @@ export class SchedulesIcalController {
       const more = missing.length > 20 ? ` and ${missing.length - 20} more` : '';
       throw new ScheduleError(ScheduleErrorCode.ScheduleNotFound, `No schedule has the ids ${shown}${more}.`);
     }
-    return render(schedules);
+    return render(schedules, slicer);
   }
 
   @Get(':id/ical')
@@ -69,21 +70,14 @@ export class SchedulesIcalController {
   }
 }
 
-/** Longest stretch of calendar building before the event loop gets a turn. */
-const SLICE_MS = 10;
-
 /** The calendar, built in slices (calendarSteps) so 1,000 schedules never hold the event loop at once. */
-async function render(schedules: readonly ExportSchedule[]): Promise<string> {
+async function render(schedules: readonly ExportSchedule[], slicer = new TimeSlicer()): Promise<string> {
   try {
     const steps = calendarSteps(schedules, Date.now());
-    let sliceStart = performance.now();
     for (;;) {
       const step = steps.next();
       if (step.done) return step.value;
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
-      }
+      await slicer.pause();
     }
   } catch (error) {
     if (!(error instanceof IcalExportError)) throw error;

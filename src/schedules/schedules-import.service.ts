@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { DEFAULT_SLICE_MS, TimeSlicer } from '../common/time-slicer.js';
 import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
@@ -31,8 +32,6 @@ const EXCEPTION_PATH = /ScheduleItems\[\d+\]\.Recurrence\.Exceptions\[\d+\]/g;
 const ITEM_PATH = /^ScheduleItems\[(\d+)\]/;
 /** Skipped components named in Message; all of them are in `Skipped`. */
 const MAX_NAMED_IN_MESSAGE = 10;
-/** Work between two turns of the event loop (a sibling issue: no request holds it for more than ~20 ms). */
-const SLICE_MS = 8;
 /** Schedules per multi-row statement (INSERT of schedules, lookups by key). */
 const SCHEDULE_CHUNK = 500;
 
@@ -44,17 +43,6 @@ export interface ImportResult {
   readonly message: string | null;
   /** The answer's `Skipped`. */
   readonly skipped: IcalSkippedComponent[];
-}
-
-/** Gives the event loop a turn once `SLICE_MS` of work has passed since the last one. */
-class Slicer {
-  private began = performance.now();
-
-  async pause(): Promise<void> {
-    if (performance.now() - this.began < SLICE_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.began = performance.now();
-  }
 }
 
 @Injectable()
@@ -71,7 +59,7 @@ export class SchedulesImportService {
   ): Promise<ImportResult> {
     let calendar: ImportedCalendar;
     try {
-      calendar = await importCalendarSliced(body, charset, SLICE_MS);
+      calendar = await importCalendarSliced(body, charset, DEFAULT_SLICE_MS);
     } catch (error) {
       if (error instanceof UnsupportedCharsetError) {
         throw new PlatformError(
@@ -87,7 +75,7 @@ export class SchedulesImportService {
         })),
       );
     }
-    const slicer = new Slicer();
+    const slicer = new TimeSlicer();
     // Each item alone through the DTO and the engine, as one POST /api/v1/Schedule each would be.
     const validator = compileDtoCached(ScheduleInput, { source: 'body' });
     const refused = new Map<number, FieldError[]>();
@@ -164,7 +152,7 @@ export class SchedulesImportService {
   private async storeRetryingOnce(
     calendar: ImportedCalendar,
     idempotency: TransactionalRecord | undefined,
-    slicer: Slicer,
+    slicer: TimeSlicer,
   ): Promise<{ first: ScheduleDto; list: IcalImportedSchedule[] }> {
     try {
       return await this.store(calendar, idempotency, slicer);
@@ -178,7 +166,7 @@ export class SchedulesImportService {
   private async store(
     calendar: ImportedCalendar,
     idempotency: TransactionalRecord | undefined,
-    slicer: Slicer,
+    slicer: TimeSlicer,
   ): Promise<{ first: ScheduleDto; list: IcalImportedSchedule[] }> {
     const keys = uniqueKeys(calendar.sources.map((source) => source.key));
     const result = await inTransaction(
@@ -231,7 +219,7 @@ export class SchedulesImportService {
   private async existingByKey(
     manager: EntityManager,
     keys: readonly string[],
-    slicer: Slicer,
+    slicer: TimeSlicer,
   ): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const postgres = this.dataSource.options.type === 'postgres';
@@ -255,7 +243,7 @@ export class SchedulesImportService {
 
   private async forEachChunk<T>(
     values: readonly T[],
-    slicer: Slicer,
+    slicer: TimeSlicer,
     work: (chunk: T[]) => Promise<void>,
   ): Promise<void> {
     for (let offset = 0; offset < values.length; offset += SCHEDULE_CHUNK) {

@@ -5,13 +5,13 @@
 // schedules bumps in its own transaction (a trigger, migration 1763780001250; a replace bumps the schedule's
 // version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
 // Only the others — entries checked before a change, and ids not cached — have their versions read (one indexed
-// query per 5,000 ids), and every entry found current is marked with the generation read *before* its version, so
+// query per 1,000 ids on SQLite, 5,000 on PostgreSQL), and every entry found current is marked with the generation read *before* its version, so
 // a change committed in between only makes the next lookup check again. Operation 1 on 10,000 cached schedules thus
 // costs one primary-key read instead of 10,000 (~10 ms on SQLite, more on PostgreSQL).
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { TimeSlicer } from '../common/time-slicer.js';
 import type { RequestContext } from '../logging/request-context.js';
 import { Schedule } from './entities/schedule.entity.js';
 import { compileSeries, type CompiledSeries } from './recurrence/index.js';
@@ -19,12 +19,11 @@ import type { ScheduleDto } from './dto/schedule.dto.js';
 import { ScheduleReader } from './schedule-reader.js';
 
 /**
- * A COUNT series is counted in steps of this many occurrences, giving the event loop a turn once 5 ms have passed:
+ * A COUNT series is counted in steps of this many occurrences, giving the event loop a turn once a slice is spent:
  * bounded by time, not by a number of occurrences, because code not yet optimised by V8 runs ~10× slower (measured:
  * the first 50,000-occurrence slice of a fresh process took 37 ms, later ones 2.7 ms).
  */
 const COUNT_STEP = 1_000;
-const COUNT_SLICE_MS = 5;
 
 export interface CompiledItem {
   itemId: string;
@@ -40,20 +39,25 @@ interface Entry {
 
 /** Schedules loaded per statement set on a cache miss (~5 ms of SQLite each). */
 const LOAD_CHUNK = 500;
-/** Longest stretch of loading and compiling before the event loop gets a turn. */
-const SLICE_MS = 10;
-/** Ids per version lookup: ~4 ms of SQLite each. */
-const VERSION_SLICE = 5_000;
+/**
+ * Ids per version lookup: ~1 ms of SQLite each (5,000 at once held the event loop ~5–25 ms); PostgreSQL's run off
+ * the loop, so fewer round trips win there.
+ */
+const VERSION_SLICE = { sqlite: 1_000, postgres: 5_000 };
 const MAX_ENTRIES = 200_000;
 
 @Injectable()
 export class SeriesCache {
   private readonly entries = new Map<string, Entry>();
 
+  private readonly postgres: boolean;
+
   constructor(
     @InjectRepository(Schedule) private readonly schedules: Repository<Schedule>,
     private readonly reader: ScheduleReader,
-  ) {}
+  ) {
+    this.postgres = schedules.manager.connection.options.type === 'postgres';
+  }
 
   /**
    * The compiled items of each schedule `ids[i]` (lower-case; repeats allowed) at index i, undefined where no
@@ -64,12 +68,15 @@ export class SeriesCache {
   async getMany(
     ids: readonly string[],
     ctx: RequestContext,
+    slicer = new TimeSlicer(),
   ): Promise<Array<readonly CompiledItem[] | undefined>> {
     const result = new Array<readonly CompiledItem[] | undefined>(ids.length);
     const generation = await this.changeGeneration();
     /** Positions of the ids not known current at this generation. */
     const unchecked: number[] = [];
     for (let index = 0; index < ids.length; index++) {
+      // 50,000 lookups are ~15 ms: the loop gets a turn between slices.
+      if (index % 1_000 === 999) await slicer.pause();
       const entry = this.entries.get(ids[index]);
       if (entry !== undefined && generation !== undefined && entry.checked === generation)
         result[index] = entry.items;
@@ -81,9 +88,10 @@ export class SeriesCache {
     const stale: Array<{ id: string; version: number }> = [];
     // In slices with a turn of the event loop between them: SQLite's driver is synchronous, and the versions of
     // 50,000 ids in one statement held the loop ~40 ms (with the body's parse and GC, /health/live waited >100 ms).
-    for (let offset = 0; offset < uncheckedIds.length; offset += VERSION_SLICE) {
-      if (offset > 0) await yieldToEventLoop();
-      for (const row of await this.versions(uncheckedIds.slice(offset, offset + VERSION_SLICE))) {
+    const step = this.postgres ? VERSION_SLICE.postgres : VERSION_SLICE.sqlite;
+    for (let offset = 0; offset < uncheckedIds.length; offset += step) {
+      if (offset > 0) await slicer.pause();
+      for (const row of await this.versions(uncheckedIds.slice(offset, offset + step))) {
         const entry = this.entries.get(row.id);
         if (entry && entry.version === Number(row.version)) {
           entry.checked = generation;
@@ -92,22 +100,21 @@ export class SeriesCache {
       }
     }
     // Loaded (schedule-reader.ts, no entities) and compiled in slices with a turn of the event loop whenever
-    // SLICE_MS have passed: a cold cache for 50,000 ids is seconds of work, which must not hold the loop at once.
-    let sliceStart = performance.now();
+    // a slice is spent: a cold cache for 50,000 ids is seconds of work, which must not hold the loop at once.
     for (let offset = 0; offset < stale.length; offset += LOAD_CHUNK) {
       const chunk = stale.slice(offset, offset + LOAD_CHUNK);
       const versions = new Map(chunk.map((row) => [row.id, row.version]));
-      for (const schedule of await this.reader.findMany(chunk.map((row) => row.id))) {
+      for (const schedule of await this.reader.findMany(
+        chunk.map((row) => row.id),
+        slicer,
+      )) {
         // The version read before the load: if the schedule changed since, the next lookup reloads it.
         const items = this.store(schedule, versions.get(schedule.Id) ?? 0, generation, ctx);
         // A COUNT series is counted from DTSTART once per compiled series: do it here, in slices, so a query on
         // a long one (COUNT up to 1,000,000) never holds the event loop for the whole count.
-        for (const item of items) await countInSlices(item.series);
+        for (const item of items) await countInSlices(item.series, slicer);
         found.set(schedule.Id, items);
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await yieldToEventLoop();
-          sliceStart = performance.now();
-        }
+        await slicer.pause();
       }
     }
     for (const index of unchecked) result[index] = found.get(ids[index]);
@@ -119,7 +126,7 @@ export class SeriesCache {
    * A 10,000-id IN list through the query builder costs far more in parameter handling than the lookup itself.
    */
   private versions(ids: readonly string[]): Promise<Array<{ id: string; version: number }>> {
-    return this.schedules.manager.connection.options.type === 'postgres'
+    return this.postgres
       ? this.schedules.query('SELECT id::text AS id, version FROM schedules WHERE id = ANY($1::uuid[])', [
           ids,
         ])
@@ -176,13 +183,7 @@ export class SeriesCache {
   }
 }
 
-/** Counts a COUNT series to its end (see `COUNT_STEP`), yielding to the event loop every `COUNT_SLICE_MS`. */
-async function countInSlices(series: CompiledSeries): Promise<void> {
-  let sliceStart = performance.now();
-  while (!series.countAhead(COUNT_STEP)) {
-    if (performance.now() - sliceStart >= COUNT_SLICE_MS) {
-      await yieldToEventLoop();
-      sliceStart = performance.now();
-    }
-  }
+/** Counts a COUNT series to its end (see `COUNT_STEP`), giving the event loop a turn whenever the slice is spent. */
+async function countInSlices(series: CompiledSeries, slicer: TimeSlicer): Promise<void> {
+  while (!series.countAhead(COUNT_STEP)) await slicer.pause();
 }

@@ -6,9 +6,12 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../../errors/api-error.js';
-import { refuseNulCharacters } from '../../validation/nul-characters.js';
+import { noteJsonText, refuseNulCharacters } from '../../validation/nul-characters.js';
 import { routeLimitsOf } from '../route-limits.js';
 import { appendRouteHooks } from './route-hooks.js';
+
+/** Bodies above this size get a turn of the event loop between their parse and their validation. */
+const LARGE_BODY_BYTES = 256 * 1024;
 
 export interface ContentTypesOptions {
   config: AppConfig;
@@ -25,8 +28,21 @@ const contentTypes: FastifyPluginCallback<ContentTypesOptions> = (fastify, { con
   });
 
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
-  fastify.removeContentTypeParser('text/plain');
-  const jsonParser = fastify.getDefaultJsonParser('error', 'error');
+  // The text is looked at before it is parsed: without a \u0000 or surrogate escape in it, the NUL check need not
+  // walk the parsed body (nul-characters.ts).
+  fastify.removeContentTypeParser(['text/plain', 'application/json']);
+  const defaultJsonParser = fastify.getDefaultJsonParser('error', 'error');
+  const jsonParser = (
+    request: FastifyRequest,
+    body: string,
+    done: (error: Error | null, body?: unknown) => void,
+  ): void => {
+    noteJsonText(request, body);
+    void defaultJsonParser(request, body, done);
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    jsonParser(request, typeof body === 'string' ? body : body.toString('utf8'), done),
+  );
   fastify.addContentTypeParser(
     // Fastify tests the whole header, parameters included (`application/scim+json; charset=utf-8`).
     /^application\/[\w.+-]+\+json\s*(?:;.*)?$/i,
@@ -68,6 +84,12 @@ const contentTypes: FastifyPluginCallback<ContentTypesOptions> = (fastify, { con
 
   // One place for every route: a U+0000 in any string of the body, the query or the path is a 400 naming it.
   fastify.addHook('preValidation', refuseNulCharacters);
+  // Parsing a large body (operation 1's 50,000 ids: ~2 MiB, ~14 ms) is one turn of the event loop already: the
+  // request's validation and handler start in the next, so other requests are served in between (issue 22).
+  fastify.addHook('preValidation', (request, _reply, next) => {
+    if (Number(request.headers['content-length'] ?? 0) > LARGE_BODY_BYTES) setImmediate(next);
+    else next();
+  });
   done();
 };
 

@@ -122,7 +122,9 @@ const correlation: FastifyPluginCallback<CorrelationOptions> = (fastify, { confi
 export const correlationPlugin = fp(correlation, { name: 'platform-correlation', fastify: '5.x' });
 
 function correlationIdFromBody(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  // A raw body (the iCalendar import's Buffer) is no JSON object: Object.keys would list every octet.
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || ArrayBuffer.isView(body))
+    return undefined;
   const contextKey = Object.keys(body).find((key) => key.toLowerCase() === 'context');
   const context = contextKey === undefined ? undefined : (body as Record<string, unknown>)[contextKey];
   if (context === null || typeof context !== 'object') return undefined;
