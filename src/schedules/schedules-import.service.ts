@@ -25,7 +25,7 @@ import {
 import { UnsupportedCharsetError } from './ical/ical-content.js';
 import { toItemEntities, toScheduleDto } from './schedule-mapping.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
-import { checkItems, insertItems } from './schedules.service.js';
+import { checkItems, insertItems, insertRows } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
 
 const EXCEPTION_PATH = /ScheduleItems\[\d+\]\.Recurrence\.Exceptions\[\d+\]/g;
@@ -33,7 +33,7 @@ const ITEM_PATH = /^ScheduleItems\[(\d+)\]/;
 /** Skipped components named in Message; all of them are in `Skipped`. */
 const MAX_NAMED_IN_MESSAGE = 10;
 /** Schedules per multi-row statement (INSERT of schedules, lookups by key). */
-const SCHEDULE_CHUNK = 500;
+const SCHEDULE_CHUNK = 200;
 
 export interface ImportResult {
   /** The schedule of the first imported series, as POST /api/v1/Schedule answers it (the answer's `Result`). */
@@ -203,7 +203,7 @@ export class SchedulesImportService {
           await manager.query(`UPDATE schedules SET version = version + 1 WHERE id ${match}`, param);
         });
         await this.forEachChunk(newRows, slicer, async (rows) => {
-          await manager.insert(Schedule, rows);
+          await insertRows(manager, Schedule, rows);
         });
         await insertItems(manager, items, () => slicer.pause());
         return { list, firstItems, updated };

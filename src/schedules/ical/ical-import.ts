@@ -23,7 +23,7 @@ import {
   type IcalProperty,
 } from './ical-content.js';
 import { compareVersions, derivedUid, isVersionOf, sequenceOf, uidOf } from './ical-versions.js';
-import { resolveTzid, zoneFromName } from './ical-zones.js';
+import { resolveTzid, zoneFromName, zoneFromOffsetsSteps } from './ical-zones.js';
 
 /**
  * Events (series) in one import. Each becomes a schedule of its own (docs/decisions.md); the bound keeps one
@@ -284,6 +284,7 @@ class CalendarImport {
     yield;
     const entries = this.entriesOf(events);
     yield;
+    yield* this.matchUnnamedZones();
     const items: ImportedItem[] = [];
     const sources: ItemSource[] = [];
     for (const { event, uid, key, overrides, orphan } of entries) {
@@ -426,6 +427,24 @@ class CalendarImport {
     }
     for (const event of events) this.noteTzidSpans(event);
     return events;
+  }
+
+  /**
+   * Compares the VTIMEZONEs that name no known zone with every zone ahead of the events, in steps (the first match
+   * of one is ~30 ms of work); zoneOf then finds the result in zoneFromOffsets' cache. At most MAX_OFFSET_MATCHES,
+   * as zoneOf allows.
+   */
+  private *matchUnnamedZones(): Generator<void, void> {
+    let matched = 0;
+    for (const [tzid, span] of this.tzidSpans) {
+      const vtimezone = this.vtimezones.get(tzid);
+      if (vtimezone === undefined || zoneFromName(tzid) !== undefined) continue;
+      const component = new ICAL.Component(vtimezone.jcal);
+      const location = component.getFirstPropertyValue('x-lic-location');
+      if (typeof location === 'string' && zoneFromName(location) !== undefined) continue;
+      if (++matched > MAX_OFFSET_MATCHES) return;
+      yield* zoneFromOffsetsSteps(component, span.from, span.to);
+    }
   }
 
   private noteTzidSpans(event: IcalComponent): void {

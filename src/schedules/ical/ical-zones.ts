@@ -19,6 +19,7 @@ import ICAL from 'ical.js';
 import { WINDOWS_TO_IANA_MAP } from 'windows-iana';
 import { MS_PER_DAY } from '../recurrence/calendar.js';
 import { resolveTimeZone, zoneRules } from '../recurrence/time-zone.js';
+import { drain } from './ical-content.js';
 import { WINDOWS_DISPLAY_NAMES } from './windows-display-names.js';
 
 /** How far the offsets are compared at most: enough to see both DST changes of a few years' rules. */
@@ -136,9 +137,11 @@ export function zoneForFixedOffset(
   const fixed = fixedZone(offsetMs);
   if (fixed !== undefined) return fixed;
   const { walls } = spanDays(fromWallMs, toWallMs);
-  return matchWalls(
-    walls,
-    walls.map(() => offsetMs),
+  return drain(
+    matchWalls(
+      walls,
+      walls.map(() => offsetMs),
+    ),
   );
 }
 
@@ -192,16 +195,36 @@ export function zoneFromOffsets(
   fromWallMs: number,
   toWallMs: number,
 ): string | undefined {
+  return drain(zoneFromOffsetsSteps(vtimezone, fromWallMs, toWallMs));
+}
+
+/**
+ * zoneFromOffsets as steps: the first match of a VTIMEZONE over a span reads up to 1,461 days through ical.js and
+ * compares ~420 zones (~30 ms), so the import runs it ahead (it pauses every DAYS_PER_STEP days and
+ * ZONES_PER_STEP zones); later calls for the same VTIMEZONE and span are answered from the cache.
+ */
+export function* zoneFromOffsetsSteps(
+  vtimezone: ICAL.Component,
+  fromWallMs: number,
+  toWallMs: number,
+): Generator<void, string | undefined> {
   const { firstDay, lastDay } = spanDays(fromWallMs, toWallMs);
   const key = `${firstDay}:${lastDay}:${vtimezone.toString()}`;
   if (offsetMatches.has(key)) return offsetMatches.get(key);
-  const result = matchOffsets(vtimezone, firstDay, lastDay);
+  const result = yield* matchOffsets(vtimezone, firstDay, lastDay);
   if (offsetMatches.size >= MAX_CACHED) offsetMatches.clear();
   offsetMatches.set(key, result);
   return result;
 }
 
-function matchOffsets(vtimezone: ICAL.Component, firstDay: number, lastDay: number): string | undefined {
+const DAYS_PER_STEP = 128;
+const ZONES_PER_STEP = 32;
+
+function* matchOffsets(
+  vtimezone: ICAL.Component,
+  firstDay: number,
+  lastDay: number,
+): Generator<void, string | undefined> {
   let timezone: ICAL.Timezone;
   try {
     timezone = new ICAL.Timezone(vtimezone);
@@ -212,6 +235,7 @@ function matchOffsets(vtimezone: ICAL.Component, firstDay: number, lastDay: numb
   const walls: number[] = [];
   const offsets: number[] = [];
   for (let day = firstDay; day <= lastDay; day++) {
+    if ((day - firstDay) % DAYS_PER_STEP === DAYS_PER_STEP - 1) yield;
     const wall = day * MS_PER_DAY + NOON_MS;
     const date = new Date(wall);
     const time = ICAL.Time.fromData(
@@ -236,11 +260,14 @@ function matchOffsets(vtimezone: ICAL.Component, firstDay: number, lastDay: numb
     const fixed = fixedZone(offsets[0]);
     if (fixed !== undefined) return fixed;
   }
-  return matchWalls(walls, offsets);
+  return yield* matchWalls(walls, offsets);
 }
 
 /** The first zone (primary zones first) whose UTC offset at each local wall time is the given one. */
-function matchWalls(walls: readonly number[], offsets: readonly number[]): string | undefined {
+function* matchWalls(
+  walls: readonly number[],
+  offsets: readonly number[],
+): Generator<void, string | undefined> {
   if (walls.length === 0) return undefined;
   // Four samples of the first year first: they rule out almost every zone before the full comparison, and touch
   // one year of each zone's offset table only (building a year for all ~420 zones costs ~300 ms once per process).
@@ -248,7 +275,9 @@ function matchWalls(walls: readonly number[], offsets: readonly number[]): strin
   // Outlook writes its custom VTIMEZONEs from Windows zone definitions, so the ~140 primary zones usually decide
   // it; the other ~280 zones (each costs an Intl formatter the first time) are tried only when none matches.
   const { primary, others } = candidateZones();
+  let tried = 0;
   for (const candidate of [...primary, ...others]) {
+    if (++tried % ZONES_PER_STEP === 0) yield;
     const rules = zoneRules(candidate);
     const agrees = (index: number): boolean =>
       rules.offsetAt(walls[index] - offsets[index]) === offsets[index];
