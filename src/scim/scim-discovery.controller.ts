@@ -22,7 +22,7 @@ import {
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { scimBaseUrl } from './scim-http.js';
 import { ApiScimErrorResponses } from './scim-openapi.js';
-import { ScimError } from './scim.errors.js';
+import { quotedId, ScimError } from './scim.errors.js';
 import { LIST_RESPONSE_SCHEMA } from './scim-users.service.js';
 
 interface ListOf<T> {
@@ -99,7 +99,7 @@ export class ScimDiscoveryController {
   @ApiScimErrorResponses(404)
   getResourceType(@Param('id') id: string, @Req() request: FastifyRequest): ResourceTypeRepresentation {
     const found = findResourceType(scimBaseUrl(request), id);
-    if (found === undefined) throw ScimError.resourceNotFound(`No resource type "${id}".`);
+    if (found === undefined) throw ScimError.resourceNotFound(`No resource type "${quotedId(id)}".`);
     return found;
   }
 
@@ -124,7 +124,7 @@ export class ScimDiscoveryController {
   @ApiScimErrorResponses(404)
   getSchema(@Param('id') id: string, @Req() request: FastifyRequest): ScimSchemaRepresentation {
     const found = findSchemaRepresentation(scimBaseUrl(request), id);
-    if (found === undefined) throw ScimError.resourceNotFound(`No schema "${id}".`);
+    if (found === undefined) throw ScimError.resourceNotFound(`No schema "${quotedId(id)}".`);
     return found;
   }
 }

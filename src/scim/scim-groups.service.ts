@@ -24,7 +24,7 @@ import { toGroupView, type ScimGroupView } from './scim-group.representation.js'
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import { ScimGroupsRepository, type GroupChanges, type GroupSort } from './scim-groups.repository.js';
 import { isForeignKeyViolation, isTransientConflict } from './scim-users.repository.js';
-import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
+import { quotedId, rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
 import { LIST_RESPONSE_SCHEMA, type IfMatch, type ListQuery } from './scim-users.service.js';
 
 const WRITE_ATTEMPTS = 10;
@@ -117,7 +117,7 @@ export class ScimGroupsService {
 
   private async load(id: string): Promise<ScimGroupEntity> {
     const entity = await this.repository.findById(id);
-    if (entity === null) throw ScimError.resourceNotFound(`No group has the id "${id}".`);
+    if (entity === null) throw ScimError.resourceNotFound(`No group has the id "${quotedId(id)}".`);
     return entity;
   }
 
@@ -249,7 +249,7 @@ export class ScimGroupsService {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
         continue;
       }
-      if (entity === undefined) throw ScimError.resourceNotFound(`No group has the id "${id}".`);
+      if (entity === undefined) throw ScimError.resourceNotFound(`No group has the id "${quotedId(id)}".`);
       return { entity, view: await this.view(entity, baseUrl, projection) };
     }
     throw ScimError.concurrentModification(id, 'group');
@@ -258,7 +258,7 @@ export class ScimGroupsService {
   async delete(id: string, ifMatch: IfMatch): Promise<void> {
     if (ifMatch === undefined) {
       if (!(await this.repository.delete(id)))
-        throw ScimError.resourceNotFound(`No group has the id "${id}".`);
+        throw ScimError.resourceNotFound(`No group has the id "${quotedId(id)}".`);
       return;
     }
     const current = await this.load(id);

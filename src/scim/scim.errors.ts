@@ -59,7 +59,7 @@ export class ScimError extends ApiError<ScimErrorCode> {
   }
 
   static notFound(id: string): ScimError {
-    return new ScimError(ScimErrorCode.NotFound, `No user has the id "${id}".`, 404);
+    return new ScimError(ScimErrorCode.NotFound, `No user has the id "${quotedId(id)}".`, 404);
   }
 
   static forbidden(message: string): ScimError {
@@ -135,4 +135,9 @@ export function checkNoNul(value: unknown, path: string): void {
     for (const [key, member] of Object.entries(value))
       checkNoNul(member, path === 'User' ? key : `${path}.${key}`);
   }
+}
+
+/** Ids are quoted in details, cut to 100 characters: a path id may be 5,000 characters long. */
+export function quotedId(id: string): string {
+  return id.length <= 100 ? id : `${id.slice(0, 100)}…`;
 }
