@@ -149,13 +149,7 @@ export async function insertRows(
   entity: EntityTarget<ObjectLiteral>,
   rows: readonly object[],
 ): Promise<void> {
-  await manager
-    .createQueryBuilder()
-    .insert()
-    .into(entity)
-    .values(rows)
-    .updateEntity(false)
-    .execute();
+  await manager.createQueryBuilder().insert().into(entity).values(rows).updateEntity(false).execute();
 }
 
 export function normalizeId(id: string): string {
