@@ -154,6 +154,12 @@ describe('VTIMEZONE → POSIX TZ string', () => {
       ),
     ]);
     expect(vtimezoneToPosix(component, ...SPAN)).toBe('<+0117>-1:17<+0217>,M3.2.0/1:30,J264/2:30');
+    // The day of a yearly rule without BYMONTHDAY is DTSTART's (RFC 5545 §3.3.10).
+    const dtstartDay = vtimezone([
+      ...observance('DAYLIGHT', '19700308T013000', '+0117', '+0217', 'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU'),
+      ...observance('STANDARD', '19700921T023000', '+0217', '+0117', 'RRULE:FREQ=YEARLY;BYMONTH=9'),
+    ]);
+    expect(vtimezoneToPosix(dtstartDay, ...SPAN)).toBe('<+0117>-1:17<+0217>,M3.2.0/1:30,J264/2:30');
   });
 
   it('a VTIMEZONE without changes over the span is a fixed offset', () => {

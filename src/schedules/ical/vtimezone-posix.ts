@@ -148,8 +148,8 @@ function posixDate(rule: ICAL.Recur, start: number): string | undefined {
   if (month < 1 || month > 12) return undefined;
   if (BYDAY === undefined) {
     // A fixed date: BYMONTHDAY, or DTSTART's day when the rule names none (RFC 5545 §3.3.10).
-    const days = BYMONTHDAY ?? (BYMONTH === undefined ? [startDate.getUTCDate()] : undefined);
-    if (days === undefined || days.length !== 1 || typeof days[0] !== 'number') return undefined;
+    const days = BYMONTHDAY ?? [startDate.getUTCDate()];
+    if (days.length !== 1 || typeof days[0] !== 'number') return undefined;
     const day = days[0];
     // Jn counts 1 January as 1 and never counts 29 February.
     if (day < 1 || day > daysInMonth(2001, month)) return undefined;
