@@ -186,7 +186,13 @@ export class ScheduleItemInput {
   @MaxLength(40)
   End?: string | null;
 
-  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA or Windows zone id; absent = UTC' })
+  @ApiPropertyOptional({
+    example: 'Europe/Berlin',
+    description:
+      'IANA or Windows zone id; absent = UTC. Also a POSIX TZ string (IEEE 1003.1 TZ, RFC 8536 §3.3, e.g. ' +
+      '`<-0330>3:30<-0230>,M10.1.0/0,M2.3.0/0`), which the iCalendar import stores for a VTIMEZONE no IANA zone ' +
+      'matches; `UTC+01`-style names are refused (POSIX would read them as UTC-1)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -282,7 +288,13 @@ export class ScheduleItemDto {
   @ApiProperty({ nullable: true, example: 'Stand-up' }) Name!: string | null;
   @ApiProperty({ example: '2026-01-05T09:00:00+01:00' }) Start!: string;
   @ApiProperty({ nullable: true, example: '2026-01-05T09:15:00+01:00' }) End!: string | null;
-  @ApiProperty({ nullable: true, example: 'Europe/Berlin' }) StartTimeZone!: string | null;
+  @ApiProperty({
+    nullable: true,
+    example: 'Europe/Berlin',
+    description:
+      'As sent: an IANA or Windows zone id, or a POSIX TZ string (an imported zone without IANA id)',
+  })
+  StartTimeZone!: string | null;
   @ApiProperty({ type: RecurrenceDto, nullable: true }) Recurrence!: RecurrenceDto | null;
 }
 

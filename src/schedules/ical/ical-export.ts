@@ -36,7 +36,7 @@ import {
   parseRRule,
 } from '../recurrence/rrule-parser.js';
 import { type ZoneRules, resolveTimeZone, zoneRules } from '../recurrence/time-zone.js';
-import { formatWall, vtimezoneLines } from './vtimezone.js';
+import { formatWall, tzidParameter, tzidProperty, vtimezoneLines } from './vtimezone.js';
 
 export const PRODID = '-//platform-api//Schedules iCalendar export 1.0//EN';
 
@@ -192,13 +192,13 @@ class ItemZone {
     if (this.tzid === undefined) return ['', `${formatWall(at)}Z`];
     const wall = this.rules.wallOf(at);
     if (this.rules.instantOf(wall) !== at) return ['', `${formatWall(at)}Z`];
-    return [`;TZID=${this.tzid}`, formatWall(wall)];
+    return [tzidParameter(this.tzid), formatWall(wall)];
   }
 
   /** A wall time as DTSTART (kept as given, even inside a DST gap: the rule repeats that clock reading). */
   wallProperty(name: string, wall: number): string {
     if (this.tzid === undefined) return `${name}:${formatWall(wall)}Z`;
-    return `${name};TZID=${this.tzid}:${formatWall(wall)}`;
+    return `${name}${tzidParameter(this.tzid)}:${formatWall(wall)}`;
   }
 
   /** RDATE/EXDATE: one property per form (TZID or UTC), values comma-separated. */
@@ -777,7 +777,7 @@ export function* calendarSteps(
   for (const [tzid, use] of builder.zones) {
     const component = vtimezoneLines(use.rules, use.from, use.to);
     // The component is built under the engine's canonical id; the events name the zone as resolved.
-    lines.push(...component.map((line) => (line.startsWith('TZID:') ? `TZID:${tzid}` : line)));
+    lines.push(...component.map((line) => (line.startsWith('TZID:') ? tzidProperty(tzid) : line)));
     yield;
   }
   lines.push(...builder.events, 'END:VCALENDAR');

@@ -128,6 +128,28 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
       [...BERLIN_VTIMEZONE, ...event('UID:1', 'DTSTART;TZID=Custom Berlin:20260705T090000')],
       { Start: '2026-07-05T09:00:00+02:00', StartTimeZone: 'Europe/Berlin' },
     ],
+    [
+      'custom TZID whose rules no IANA zone has: its own rules as a POSIX TZ string (issue 24 item 3)',
+      [
+        'BEGIN:VTIMEZONE',
+        'TZID:Customized Time Zone',
+        'BEGIN:STANDARD',
+        'DTSTART:16010101T000000',
+        'TZOFFSETFROM:-0230',
+        'TZOFFSETTO:-0330',
+        'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=3SU;BYMONTH=2',
+        'END:STANDARD',
+        'BEGIN:DAYLIGHT',
+        'DTSTART:16010101T000000',
+        'TZOFFSETFROM:-0330',
+        'TZOFFSETTO:-0230',
+        'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=1SU;BYMONTH=10',
+        'END:DAYLIGHT',
+        'END:VTIMEZONE',
+        ...event('UID:1', 'DTSTART;TZID=Customized Time Zone:20260705T090000'),
+      ],
+      { Start: '2026-07-05T09:00:00-03:30', StartTimeZone: '<-0330>3:30<-0230>,M10.1.0/0,M2.3.0/0' },
+    ],
   ])('%s', (_name, lines, expected) => {
     expect(items(ics(...lines))[0]).toMatchObject(expected);
   });
@@ -433,6 +455,36 @@ describe('importCalendar: skip and report (issue 24)', () => {
       'an unknown zone without VTIMEZONE',
       event('UID:z', 'DTSTART;TZID=Mars/Olympus:20260105T090000'),
       { line: 3, component: 'VEVENT', uid: 'z', reason: /TZID "Mars\/Olympus" is neither/ },
+    ],
+    [
+      "a zone whose VTIMEZONE matches no IANA zone and changes its rules within the events' span",
+      [
+        'BEGIN:VTIMEZONE',
+        'TZID:Shifting',
+        ...[
+          'BEGIN:STANDARD',
+          'DTSTART:19700101T000000',
+          'TZOFFSETFROM:+0117',
+          'TZOFFSETTO:+0117',
+          'END:STANDARD',
+        ],
+        ...[
+          'BEGIN:STANDARD',
+          'DTSTART:20260601T000000',
+          'TZOFFSETFROM:+0117',
+          'TZOFFSETTO:+0217',
+          'END:STANDARD',
+        ],
+        'END:VTIMEZONE',
+        ...event('UID:s', 'DTSTART;TZID=Shifting:20260105T090000'),
+      ],
+      {
+        line: 16,
+        component: 'VEVENT',
+        uid: 's',
+        reason:
+          /^line 18: DTSTART: TZID "Shifting": its VTIMEZONE \(line 3\) names no known zone, .*POSIX TZ string/,
+      },
     ],
   ])('%s is skipped, the rest imported', (_name, lines, expected) => {
     const calendar = importCalendar(ics(...lines, ...valid));

@@ -959,8 +959,9 @@ class CalendarImport {
         property,
         vtimezone === undefined
           ? `TZID "${tzid}" is neither an IANA nor a Windows zone id, and the calendar has no VTIMEZONE for it`
-          : `TZID "${tzid}": its VTIMEZONE (line ${vtimezone.line}) names no known zone and no IANA zone has ` +
-              'its UTC offsets around these events; the service stores IANA zones only',
+          : `TZID "${tzid}": its VTIMEZONE (line ${vtimezone.line}) names no known zone, no IANA zone has ` +
+              'its UTC offsets around these events, and its own rules are not two yearly rules a POSIX TZ string ' +
+              "can hold (or they change within the events' span)",
       );
     }
     this.tzidZones.set(tzid, resolved.zone);

@@ -1,5 +1,5 @@
-// RFC 5545 §3.2.19 (TZID) and §3.6.5 (VTIMEZONE) on import: the service stores IANA zone ids only, so every
-// TZID of an imported calendar is turned into one. In this order:
+// RFC 5545 §3.2.19 (TZID) and §3.6.5 (VTIMEZONE) on import: every TZID of an imported calendar is turned into a
+// zone id the engine knows — an IANA id wherever one fits, else a POSIX TZ string. In this order:
 //   1. the VTIMEZONE's X-LIC-LOCATION (what Google, Thunderbird and libical write beside a TZID);
 //   2. the TZID itself when it is an IANA or a Windows id (Outlook: "W. Europe Standard Time"), also inside a
 //      vendor prefix or after a bare slash ("/mozilla.org/20050126_1/America/New_York", "/Europe/Stockholm"), or
@@ -11,6 +11,9 @@
 //      computes the VTIMEZONE's offsets). Zones that are CLDR's primary zone of a Windows id are tried first, so a
 //      US Eastern VTIMEZONE becomes America/New_York rather than America/Detroit; a VTIMEZONE without any change
 //      in that span becomes the fixed Etc/GMT±h zone when its offset is whole hours.
+//   3b. no IANA zone has its offsets: the VTIMEZONE's own rules as a POSIX TZ string (vtimezone-posix.ts:
+//      `<-0330>3:30<-0230>,M10.1.0/0,M2.3.0/0`), when they are two yearly rules POSIX can write (or a fixed offset)
+//      and do not change within the events' span; the service then stores that string as the zone id;
 //   4. a name that is only an offset ("UTC+01", "GMT+05:30", "(UTC+01:00) <unknown places>"): a fixed zone,
 //      Etc/GMT∓h for whole hours, else the zone (primary zones first) whose offset is that one, unchanged, over
 //      the events' span (UTC+05:30 → Asia/Kolkata): the service stores IANA ids only.
@@ -20,6 +23,7 @@ import { WINDOWS_TO_IANA_MAP } from 'windows-iana';
 import { MS_PER_DAY } from '../recurrence/calendar.js';
 import { resolveTimeZone, zoneRules } from '../recurrence/time-zone.js';
 import { drain } from './ical-content.js';
+import { icalNoonOffsets, vtimezoneToPosix } from './vtimezone-posix.js';
 import { WINDOWS_DISPLAY_NAMES } from './windows-display-names.js';
 
 /** How far the offsets are compared at most: enough to see both DST changes of a few years' rules. */
@@ -28,7 +32,7 @@ const MAX_MATCH_SPAN_MS = 4 * 366 * MS_PER_DAY;
 const MIN_MATCH_SPAN_MS = 366 * MS_PER_DAY;
 const NOON_MS = 12 * 3_600_000;
 
-export type ZoneSource = 'x-lic-location' | 'name' | 'offsets' | 'fixed-offset';
+export type ZoneSource = 'x-lic-location' | 'name' | 'offsets' | 'vtimezone-rules' | 'fixed-offset';
 
 export interface ResolvedZone {
   readonly zone: string;
@@ -178,6 +182,11 @@ export function resolveTzid(
   if (vtimezone !== undefined) {
     const zone = zoneFromOffsets(vtimezone, fromWallMs, toWallMs);
     if (zone !== undefined) return { zone, source: 'offsets' };
+    // No IANA zone has these offsets: the VTIMEZONE's own rules, as a POSIX TZ string (vtimezone-posix.ts). They
+    // come before an offset spelled in the name: the VTIMEZONE defines its TZID (RFC 5545 §3.6.5), a name is a guess.
+    const { firstDay, lastDay } = spanDays(fromWallMs, toWallMs);
+    const posix = vtimezoneToPosix(vtimezone, firstDay, lastDay);
+    if (posix !== undefined) return { zone: posix, source: 'vtimezone-rules' };
   }
   // Nothing better is named: an offset spelled in the name (Exchange's `UTC+01`) is a fixed zone.
   const offset = offsetFromName(tzid);
@@ -217,7 +226,6 @@ export function* zoneFromOffsetsSteps(
   return result;
 }
 
-const DAYS_PER_STEP = 128;
 const ZONES_PER_STEP = 32;
 
 function* matchOffsets(
@@ -225,37 +233,11 @@ function* matchOffsets(
   firstDay: number,
   lastDay: number,
 ): Generator<void, string | undefined> {
-  let timezone: ICAL.Timezone;
-  try {
-    timezone = new ICAL.Timezone(vtimezone);
-  } catch {
-    return undefined;
-  }
-  // Local noon of every day: DST changes happen at night, so noon is never ambiguous and shows the day's offset.
-  const walls: number[] = [];
-  const offsets: number[] = [];
-  for (let day = firstDay; day <= lastDay; day++) {
-    if ((day - firstDay) % DAYS_PER_STEP === DAYS_PER_STEP - 1) yield;
-    const wall = day * MS_PER_DAY + NOON_MS;
-    const date = new Date(wall);
-    const time = ICAL.Time.fromData(
-      {
-        year: date.getUTCFullYear(),
-        month: date.getUTCMonth() + 1,
-        day: date.getUTCDate(),
-        hour: 12,
-        minute: 0,
-        second: 0,
-        isDate: false,
-      },
-      timezone,
-    );
-    const seconds = timezone.utcOffset(time);
-    if (!Number.isFinite(seconds)) return undefined;
-    walls.push(wall);
-    offsets.push(seconds * 1000);
-  }
-  if (walls.length === 0) return undefined;
+  // Up to 1,461 days read through ical.js (~10 ms), then a pause before the zones are compared.
+  const noon = icalNoonOffsets(vtimezone, firstDay, lastDay);
+  yield;
+  if (noon === undefined || noon.walls.length === 0) return undefined;
+  const { walls, offsets } = noon;
   if (offsets.every((offset) => offset === offsets[0])) {
     const fixed = fixedZone(offsets[0]);
     if (fixed !== undefined) return fixed;

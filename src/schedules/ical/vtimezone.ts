@@ -218,6 +218,20 @@ function remember(zone: ZoneRules, analysis: ZoneAnalysis): ZoneAnalysis {
   return analysis;
 }
 
+/**
+ * `;TZID=Europe/Berlin`, quoted when the id holds a character a bare parameter value cannot (RFC 5545 §3.1 and
+ * §3.2: `:` `;` `,`, as a POSIX TZ string does: `;TZID="<-0330>3:30<-0230>,M10.1.0/0,M2.3.0/0"`). Zone ids never
+ * contain a double quote.
+ */
+export function tzidParameter(tzid: string): string {
+  return /[:;,]/.test(tzid) ? `;TZID="${tzid}"` : `;TZID=${tzid}`;
+}
+
+/** The VTIMEZONE's `TZID` property: TEXT, so `,` `;` `\` are escaped (RFC 5545 §3.3.11, §3.8.3.1). */
+export function tzidProperty(tzid: string): string {
+  return `TZID:${tzid.replace(/[\\;,]/g, (char) => `\\${char}`)}`;
+}
+
 /** `+0100`, `-0430`, `+005328` (RFC 5545 §3.3.14 UTC-OFFSET). */
 export function formatUtcOffset(ms: number): string {
   const sign = ms < 0 ? '-' : '+';
@@ -282,7 +296,7 @@ export function vtimezoneLines(zone: ZoneRules, fromMs: number, toMs: number): r
   const standard = ruled.length > 0 ? Math.min(...ruled.map((y) => y.to)) : Math.min(...allOffsets);
   const kind = (offset: number) => (offset > standard ? 'DAYLIGHT' : 'STANDARD');
 
-  const lines = ['BEGIN:VTIMEZONE', `TZID:${zone.id}`];
+  const lines = ['BEGIN:VTIMEZONE', tzidProperty(zone.id)];
   const observance = (to: number, from: number, dtstart: string, extra: readonly string[]) => {
     lines.push(
       `BEGIN:${kind(to)}`,

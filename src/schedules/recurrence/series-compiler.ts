@@ -206,7 +206,10 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
     if (resolved === undefined) {
       throw new RecurrenceError(
         'StartTimeZone',
-        `"${zoneText}" is neither an IANA nor a Windows time zone id`,
+        `"${zoneText}" is neither an IANA nor a Windows time zone id nor a POSIX TZ string` +
+          (/^(?:UTC|GMT|UT|UCT)\s*[+-]/i.test(zoneText.trim())
+            ? ' (an offset after UTC or GMT is ambiguous, POSIX inverts its sign: write Etc/GMT-1 or <+01>-1 for UTC+1)'
+            : ''),
       );
     }
     zoneId = resolved;

@@ -5,6 +5,7 @@
 // path never calls Intl and never depends on the machine's own time zone.
 import { IANA_ALIAS_MAP, WINDOWS_TO_IANA_MAP } from 'windows-iana';
 import { MS_PER_DAY, MS_PER_SECOND, daysFromCivil } from './calendar.js';
+import { type PosixTz, parsePosixTz, posixTransitions } from './posix-tz.js';
 
 /** Years a zone table can describe; RFC 5545 DATE values have four-digit years. */
 export const MIN_YEAR = 1;
@@ -71,7 +72,9 @@ function intlAccepts(id: string): string | undefined {
 /**
  * Maps an IANA id (any letter case) or a Windows zone id (`W. Europe Standard Time`, as .NET sends it) to an IANA
  * id that ICU knows. Known IANA names keep their own spelling (`asia/kolkata` → `Asia/Kolkata`); Windows ids map
- * to CLDR's primary zone for territory 001. Returns undefined for anything else.
+ * to CLDR's primary zone for territory 001. Anything else that is a POSIX TZ string (posix-tz.ts:
+ * `<-0330>3:30<-0230>,M10.1.0/0,M2.3.0/0`, the form an imported VTIMEZONE without IANA zone is stored in) is its
+ * own id, trimmed. Returns undefined for anything else.
  */
 export function resolveTimeZone(id: string): string | undefined {
   if (resolved.has(id)) return resolved.get(id);
@@ -92,7 +95,8 @@ function resolveUncached(id: string): string | undefined {
   const fromWindows = windowsNameTable().get(lower);
   if (fromWindows !== undefined && intlAccepts(fromWindows) !== undefined) return fromWindows;
   // Names ICU knows but the tables above do not (new zones, legacy links such as "EST5EDT").
-  return intlAccepts(trimmed) === undefined ? undefined : trimmed;
+  if (intlAccepts(trimmed) !== undefined) return trimmed;
+  return parsePosixTz(trimmed) === undefined ? undefined : trimmed;
 }
 
 /** Transitions of one UTC year: offsets[0] is in effect at the start of the year, offsets[i + 1] from trans[i]. */
@@ -241,7 +245,8 @@ export class ZoneRules {
     return built;
   }
 
-  private buildYear(year: number): YearTable {
+  /** The year's transitions; ICU's by default, a subclass may compute them. */
+  protected buildYear(year: number): YearTable {
     const start = yearStartMs(year);
     const end = yearStartMs(year + 1);
     const trans: number[] = [];
@@ -296,14 +301,54 @@ export class ZoneRules {
   }
 }
 
+/**
+ * A zone given by a POSIX TZ string: the year tables are computed from its rule instead of probed from ICU, so
+ * lookups take the same (cached) path as for IANA zones. A string without DST is a fixed offset.
+ */
+class PosixZoneRules extends ZoneRules {
+  constructor(
+    id: string,
+    private readonly tz: PosixTz,
+  ) {
+    super(id, tz.dst === undefined || tz.dst.offset === tz.stdOffset ? tz.stdOffset : undefined);
+  }
+
+  protected override buildYear(year: number): YearTable {
+    const start = yearStartMs(year);
+    const end = yearStartMs(year + 1);
+    // Local years either side too: a change near New Year (or a rule time of up to ±167 h) crosses the UTC year.
+    const { before, transitions } = posixTransitions(this.tz, year - 2, year + 2);
+    let initial = before;
+    const trans: number[] = [];
+    const offsets: number[] = [];
+    for (const t of transitions) {
+      if (t.at <= start) initial = t.to;
+      else if (t.at < end) {
+        trans.push(t.at);
+        offsets.push(t.to);
+      }
+    }
+    return { start, end, trans, offsets: [initial, ...offsets] };
+  }
+}
+
 const zones = new Map<string, ZoneRules>();
+const MAX_POSIX_ZONES = 10_000;
+let posixZones = 0;
 
 /** Shared, lazily filled offset table of a zone id already accepted by resolveTimeZone. */
 export function zoneRules(ianaId: string): ZoneRules {
   let zone = zones.get(ianaId);
   if (!zone) {
     const canonical = intlAccepts(ianaId);
-    if (canonical === undefined) throw new RangeError(`Unknown time zone ${ianaId}`);
+    if (canonical === undefined) {
+      const tz = parsePosixTz(ianaId.trim());
+      if (tz === undefined) throw new RangeError(`Unknown time zone ${ianaId}`);
+      zone = new PosixZoneRules(ianaId.trim(), tz);
+      // Any client may name new POSIX zones; past the cap they are built per use instead of kept.
+      if (posixZones++ < MAX_POSIX_ZONES) zones.set(ianaId, zone);
+      return zone;
+    }
     zone = zones.get(canonical);
     if (!zone) {
       zone = new ZoneRules(canonical, canonical === 'UTC' ? 0 : undefined);
