@@ -469,6 +469,8 @@ interface ZoneUse {
 class CalendarBuilder {
   readonly events: string[] = [];
   readonly zones = new Map<string, ZoneUse>();
+  /** The zones (UTC included) whose local days the all-day items' DATEs are. */
+  readonly allDayZones = new Set<string>();
 
   constructor(private readonly dtstamp: string) {}
 
@@ -490,6 +492,7 @@ class CalendarBuilder {
       isDayStart(rules, start) &&
       isDayStart(rules, end);
     const zone = new ItemZone(rules.id === 'UTC' ? undefined : tzid, rules, allDay);
+    if (allDay) this.allDayZones.add(zone.tzid ?? 'UTC');
     const itemDuration: IsoDuration =
       end === undefined
         ? ZERO_DURATION
@@ -845,6 +848,10 @@ export function* calendarSteps(
     'CALSCALE:GREGORIAN',
     'METHOD:PUBLISH',
   ];
+  // DATEs are floating (§3.3.4); importers, this service's too, read them in X-WR-TIMEZONE (Google's and Apple's
+  // calendar property), else in UTC. Written when every all-day item has one zone other than UTC.
+  const [dayZone] = builder.allDayZones;
+  if (builder.allDayZones.size === 1 && dayZone !== 'UTC') lines.push(`X-WR-TIMEZONE:${dayZone}`);
   for (const [tzid, use] of builder.zones) {
     const component = vtimezoneLines(use.rules, use.from, use.to);
     // The component is built under the engine's canonical id; the events name the zone as resolved.

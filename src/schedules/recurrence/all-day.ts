@@ -70,9 +70,13 @@ export function checkAllDay(zone: ZoneRules, fields: AllDayFields): void {
     throw new RecurrenceError('Start', `must be ${dayStartText} when AllDay is true`);
   }
   if (fields.end === undefined) {
-    throw new RecurrenceError('End', 'is required when AllDay is true (the day after the last day, exclusive)');
+    throw new RecurrenceError(
+      'End',
+      'is required when AllDay is true (the day after the last day, exclusive)',
+    );
   }
-  if (!isDayStart(zone, fields.end)) throw new RecurrenceError('End', `must be ${dayStartText} when AllDay is true`);
+  if (!isDayStart(zone, fields.end))
+    throw new RecurrenceError('End', `must be ${dayStartText} when AllDay is true`);
   if (fields.end <= fields.start) {
     throw new RecurrenceError('End', 'must be after Start when AllDay is true (at least one whole day)');
   }
