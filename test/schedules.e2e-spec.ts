@@ -48,7 +48,15 @@ describe('schedules', () => {
       const body = response.json();
       expect(body).toMatchObject({ Succeeded: true, Message: null, Code: null });
       const item = body.Result.ScheduleItems[0];
-      expect(Object.keys(item)).toEqual(['Id', 'Name', 'Start', 'End', 'StartTimeZone', 'Recurrence']);
+      expect(Object.keys(item)).toEqual([
+        'Id',
+        'Name',
+        'Start',
+        'End',
+        'StartTimeZone',
+        'AllDay',
+        'Recurrence',
+      ]);
       expect(Object.keys(item.Recurrence)).toEqual([
         'Id',
         'StartTime',
