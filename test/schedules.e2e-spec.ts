@@ -548,6 +548,7 @@ describe('schedules', () => {
         Start: '2026-01-05T08:00:00.000Z',
         End: '2026-01-05T08:15:00.000Z',
         IsMoved: false,
+        AllDay: false, // issue 24 item 5; Date/EndDate only on all-day occurrences
       });
     });
 
