@@ -209,7 +209,8 @@ class ItemZone {
   /** [parameters, value] of one DATE-TIME. An instant whose wall time does not name it alone is written in UTC. */
   value(instant: number): [string, string] {
     const at = floorSecond(instant);
-    if (this.allDay && isDayStart(this.rules, at)) return [';VALUE=DATE', basicDate(localDay(this.rules, at))];
+    if (this.allDay && isDayStart(this.rules, at))
+      return [';VALUE=DATE', basicDate(localDay(this.rules, at))];
     if (this.allDay) this.wroteTimed = true;
     if (this.tzid === undefined) return ['', `${formatWall(at)}Z`];
     const wall = this.rules.wallOf(at);

@@ -627,7 +627,9 @@ class CalendarImport {
       StartTimeZone: zone,
       // A DATE event is stored all-day (whole local days of the floating zone); one whose DTEND is its DTSTART
       // lasts no day and stays a zero-length item at midnight.
-      ...(timing.start.kind === 'date' && timing.endInstant > timing.startInstant ? { AllDay: true as const } : {}),
+      ...(timing.start.kind === 'date' && timing.endInstant > timing.startInstant
+        ? { AllDay: true as const }
+        : {}),
       Recurrence: Object.keys(recurrence).length === 0 ? null : recurrence,
     };
   }

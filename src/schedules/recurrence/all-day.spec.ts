@@ -131,10 +131,7 @@ describe('AllDay items in the engine', () => {
     ],
     [
       'midnight RDATE and EXDATE',
-      allDay(
-        {},
-        { RecurrenceDates: ['2026-01-07T00:00:00'], ExceptionDates: ['2026-01-11T23:00:00Z'] },
-      ),
+      allDay({}, { RecurrenceDates: ['2026-01-07T00:00:00'], ExceptionDates: ['2026-01-11T23:00:00Z'] }),
     ],
     [
       'the same times without AllDay',
