@@ -286,7 +286,18 @@ describe('all-day events (issue 24 item 5)', () => {
       const single = await t.request({ method: 'GET', url: `/api/v1/Schedule/${id}`, headers: auth });
       expect(all.find((schedule) => schedule.Id === id)).toEqual(single.json().Result);
     }
-    expect(all.find((schedule) => schedule.Id === ids[0])!.ScheduleItems[0]).toMatchObject({ AllDay: true });
+    const fromPage = all.find((schedule) => schedule.Id === ids[0])!.ScheduleItems[0];
+    expect(fromPage).toMatchObject({ AllDay: true });
+    // The documented key order, also where PostgreSQL builds the page's JSON itself.
+    expect(Object.keys(fromPage)).toEqual([
+      'Id',
+      'Name',
+      'Start',
+      'End',
+      'StartTimeZone',
+      'AllDay',
+      'Recurrence',
+    ]);
   });
 
   describe('JSON writes', () => {
