@@ -48,7 +48,15 @@ describe('schedules', () => {
       const body = response.json();
       expect(body).toMatchObject({ Succeeded: true, Message: null, Code: null });
       const item = body.Result.ScheduleItems[0];
-      expect(Object.keys(item)).toEqual(['Id', 'Name', 'Start', 'End', 'StartTimeZone', 'Recurrence']);
+      expect(Object.keys(item)).toEqual([
+        'Id',
+        'Name',
+        'Start',
+        'End',
+        'StartTimeZone',
+        'AllDay',
+        'Recurrence',
+      ]);
       expect(Object.keys(item.Recurrence)).toEqual([
         'Id',
         'StartTime',
@@ -544,6 +552,7 @@ describe('schedules', () => {
         Start: '2026-01-05T08:00:00.000Z',
         End: '2026-01-05T08:15:00.000Z',
         IsMoved: false,
+        AllDay: false, // issue 24 item 5; Date/EndDate only on all-day occurrences
       });
     });
 

@@ -7,6 +7,7 @@ import type { RequestContext } from '../logging/request-context.js';
 import type { HasOccurrencesGroupedRequest, OccurrenceDto, OccurrencesQuery } from './dto/occurrence.dto.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
 import { MS_PER_DAY } from './recurrence/calendar.js';
+import { isDayStart, isoDate, localDay } from './recurrence/index.js';
 import { parseDateTime } from './recurrence/iso-date-time.js';
 import { SeriesCache, type CompiledItem } from './series-cache.js';
 
@@ -104,14 +105,28 @@ export class OccurrencesService {
     const occurrences: OccurrenceDto[] = [];
     for (const [index, id] of ids.entries()) {
       for (const item of compiled[index] ?? []) {
+        const zone = item.allDayZone;
         for (const occurrence of item.series.occurrencesIn(start, end, MAX_OCCURRENCES + 1)) {
-          occurrences.push({
+          const listed: OccurrenceDto = {
             ScheduleId: id,
             ScheduleItemId: item.itemId,
             Start: new Date(occurrence.start).toISOString(),
             End: new Date(occurrence.end).toISOString(),
             IsMoved: occurrence.isMoved,
-          });
+            AllDay: false,
+          };
+          // An occurrence of an all-day item is all-day unless an exception moved it to a time of day.
+          if (
+            zone !== undefined &&
+            occurrence.end > occurrence.start &&
+            isDayStart(zone, occurrence.start) &&
+            isDayStart(zone, occurrence.end)
+          ) {
+            listed.AllDay = true;
+            listed.Date = isoDate(localDay(zone, occurrence.start));
+            listed.EndDate = isoDate(localDay(zone, occurrence.end));
+          }
+          occurrences.push(listed);
         }
         if (occurrences.length > MAX_OCCURRENCES) {
           throw new ScheduleError(

@@ -21,6 +21,7 @@ export function toItemDto(item: ScheduleItem): ScheduleItemDto {
     Start: item.start,
     End: item.end,
     StartTimeZone: item.startTimeZone,
+    AllDay: item.allDay === true,
     Recurrence: recurrence
       ? {
           Id: recurrence.id,
@@ -65,7 +66,7 @@ export function toItemEntities(
       start: input.Start.trim(),
       end: orNull(input.End?.trim() || null),
       startTimeZone: orNull(input.StartTimeZone?.trim() || null),
-      allDay: false,
+      allDay: input.AllDay === true,
       recurrences: [] as Recurrence[],
     });
     const source = input.Recurrence;

@@ -37,6 +37,7 @@ interface ItemRow {
   start_at: string;
   end_at: string | null;
   start_time_zone: string | null;
+  all_day: boolean | number | string;
   r_id: string | null;
   start_time: string | null;
   end_time: string | null;
@@ -71,7 +72,7 @@ export interface SchedulePageJson {
 
 /** The statements of a set of schedules, with `{ids}` standing for the dialect's "is one of the ids" test. */
 const ITEMS = `SELECT {text:i.id} AS id, {text:i.schedule_id} AS schedule_id, i.position, i.name, i.start_at, i.end_at,
-       i.start_time_zone, {text:r.id} AS r_id, r.start_time, r.end_time, r.offset_duration, r.end_count,
+       i.start_time_zone, i.all_day, {text:r.id} AS r_id, r.start_time, r.end_time, r.offset_duration, r.end_count,
        r.recurrence_type, r.interval_text, r.duration, r.pattern, r.recurrence_dates, r.exception_dates
   FROM schedule_items i LEFT JOIN recurrences r ON r.schedule_item_id = i.id
  WHERE i.schedule_id {ids}
@@ -127,7 +128,7 @@ const SQLITE_AFTER_KEY =
 const PG_SCHEDULE_JSON = `json_build_object('Id', p.id, 'ScheduleItems', COALESCE((
   SELECT json_agg(json_build_object(
            'Id', i.id, 'Name', i.name, 'Start', i.start_at, 'End', i.end_at, 'StartTimeZone', i.start_time_zone,
-           'Recurrence', CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(
+           'AllDay', i.all_day, 'Recurrence', CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(
              'Id', r.id, 'StartTime', r.start_time, 'EndTime', r.end_time, 'Offset', r.offset_duration,
              'EndCount', r.end_count, 'RecurrenceType', r.recurrence_type, 'Interval', r.interval_text,
              'Duration', r.duration, 'Pattern', r.pattern,
@@ -385,6 +386,7 @@ function toItem(
     Start: row.start_at,
     End: row.end_at,
     StartTimeZone: row.start_time_zone,
+    AllDay: row.all_day === true || Number(row.all_day) === 1,
     Recurrence: recurrence,
   };
 }

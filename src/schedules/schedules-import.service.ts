@@ -185,8 +185,6 @@ export class SchedulesImportService {
           if (known === undefined) newRows.push({ id, version: 1, createdAt, icalKey: keys[index] });
           const entities = toItemEntities(id, [item], randomUUID);
           const source = calendar.sources[index];
-          // All-day events are marked as such (issue 24 item 5; read back by the export once it writes dates).
-          if (source.allDay) entities[0].allDay = true;
           if (index === 0) firstItems = entities;
           items.push(...entities);
           list.push({

@@ -14,7 +14,13 @@ import type { Repository } from 'typeorm';
 import { TimeSlicer } from '../common/time-slicer.js';
 import type { RequestContext } from '../logging/request-context.js';
 import { Schedule } from './entities/schedule.entity.js';
-import { compileSeries, type CompiledSeries } from './recurrence/index.js';
+import {
+  compileSeries,
+  resolveTimeZone,
+  zoneRules,
+  type CompiledSeries,
+  type ZoneRules,
+} from './recurrence/index.js';
 import type { ScheduleDto } from './dto/schedule.dto.js';
 import { ScheduleReader } from './schedule-reader.js';
 
@@ -28,6 +34,8 @@ const COUNT_STEP = 1_000;
 export interface CompiledItem {
   itemId: string;
   series: CompiledSeries;
+  /** An all-day item's zone, whose local days the listing names; undefined for timed items. */
+  allDayZone?: ZoneRules;
 }
 
 interface Entry {
@@ -161,7 +169,16 @@ export class SeriesCache {
     const items: CompiledItem[] = [];
     for (const item of schedule.ScheduleItems) {
       try {
-        items.push({ itemId: item.Id, series: compileSeries(item) });
+        const series = compileSeries(item);
+        items.push(
+          item.AllDay
+            ? {
+                itemId: item.Id,
+                series,
+                allDayZone: zoneRules(resolveTimeZone(item.StartTimeZone?.trim() || 'UTC') ?? 'UTC'),
+              }
+            : { itemId: item.Id, series },
+        );
       } catch (error) {
         // Stored data was valid when written; a zone dropped from the tz database could still break it later.
         ctx

@@ -101,6 +101,30 @@ export class OccurrenceDto {
   @ApiProperty({ example: '2026-03-16T08:00:00.000Z' }) Start!: string;
   @ApiProperty({ example: '2026-03-16T08:15:00.000Z' }) End!: string;
   @ApiProperty({ example: false }) IsMoved!: boolean;
+  @ApiProperty({
+    example: false,
+    description:
+      'Extension (issue 24): true when the occurrence is whole local days of an all-day item (Start and End are ' +
+      'then the UTC instants of those days’ midnights in the item’s StartTimeZone); false for timed items and for ' +
+      'an all-day item’s occurrence an exception moved to a time of day. Always present.',
+  })
+  AllDay!: boolean;
+  @ApiPropertyOptional({
+    format: 'date',
+    example: '2026-03-16',
+    description:
+      'All-day occurrences only: the first local day (in the item’s StartTimeZone: for imports the calendar’s ' +
+      'X-WR-TIMEZONE, else UTC).',
+  })
+  Date?: string;
+  @ApiPropertyOptional({
+    format: 'date',
+    example: '2026-03-17',
+    description:
+      'All-day occurrences only: the day after the last day (exclusive, like iCalendar DTEND;VALUE=DATE and End): ' +
+      'Date 2026-03-16 with EndDate 2026-03-17 is one day.',
+  })
+  EndDate?: string;
 }
 
 export class OccurrencesResponse {

@@ -198,6 +198,21 @@ export class ScheduleItemInput {
   @MaxLength(100)
   StartTimeZone?: string | null;
 
+  @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
+    example: false,
+    default: false,
+    description:
+      'Extension (issue 24): an all-day item, as an iCalendar DATE event. Start and End (exclusive) must then be ' +
+      'starts of local days (midnight) in StartTimeZone with End after Start; Recurrence.StartTime, ' +
+      'RecurrenceDates and ExceptionDates midnights too, Duration and Offset whole days, no sub-daily FREQ or ' +
+      'BYHOUR/BYMINUTE/BYSECOND. Each occurrence lasts whole days (default: End − Start in days). Absent = false.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  AllDay?: boolean | null;
+
   @ApiPropertyOptional({ type: RecurrenceInput, nullable: true })
   @OptionalNested(() => RecurrenceInput)
   Recurrence?: RecurrenceInput | null;
@@ -295,6 +310,13 @@ export class ScheduleItemDto {
       'As sent: an IANA or Windows zone id, or a POSIX TZ string (an imported zone without IANA id)',
   })
   StartTimeZone!: string | null;
+  @ApiProperty({
+    example: false,
+    description:
+      'Extension (issue 24): true for an all-day item (an iCalendar DATE event, or written with AllDay: true); ' +
+      'Start and End are then starts of local days in StartTimeZone. Always present.',
+  })
+  AllDay!: boolean;
   @ApiProperty({ type: RecurrenceDto, nullable: true }) Recurrence!: RecurrenceDto | null;
 }
 

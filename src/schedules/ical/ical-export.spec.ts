@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import ICAL from 'ical.js';
+import { expandWithIcalJs } from '../../../test/support/ical-import-oracle.js';
+import { compileSeries } from '../recurrence/series-compiler.js';
 import {
   escapeText,
   exportCalendar,
@@ -248,5 +250,184 @@ describe('exportCalendar', () => {
     );
     expect(all).toContain('DURATION:P1DT2H');
     expect(all).toContain('SUMMARY:Ops\\; on-call\\, week\\nB');
+  });
+});
+
+describe('exportCalendar: all-day items (DATE values, RFC 5545 §3.3.4, §3.6.1)', () => {
+  /** A weekly all-day Monday in Berlin from 5 January 2026 to 1 March. */
+  const weekly = (
+    recurrence: NonNullable<ExportItem['Recurrence']> = {},
+    overrides: Partial<ExportItem> = {},
+  ) =>
+    item({
+      Name: 'Home office',
+      Start: '2026-01-05T00:00:00+01:00',
+      End: '2026-01-06T00:00:00+01:00',
+      AllDay: true,
+      Recurrence: { Pattern: 'FREQ=WEEKLY;UNTIL=20260301', Duration: 'P1D', ...recurrence },
+      ...overrides,
+    });
+
+  /** Occurrences [start, end] of the calendar as ical.js expands it, and as the engine lists the item. */
+  function bothSides(exported: ExportItem): { ical: string[][]; engine: string[][] } {
+    const calendar = exportOne(exported);
+    const until = Date.UTC(2031, 0, 1);
+    const ical = expandWithIcalJs(calendar, until).map((o) => [iso(o.start), iso(o.end)]);
+    const engine = compileSeries(exported)
+      .occurrencesIn(Date.UTC(2025, 0, 1), until, 1000)
+      .map((o) => [iso(o.start), iso(o.end)]);
+    return { ical, engine };
+  }
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('writes a multi-day event as DTSTART/DTEND dates, with X-WR-TIMEZONE and no VTIMEZONE', () => {
+    const all = lines(
+      exportOne(item({ Start: '2026-03-27T00:00:00+01:00', End: '2026-03-30T00:00:00+02:00', AllDay: true })),
+    );
+    expect(all).toContain('DTSTART;VALUE=DATE:20260327');
+    expect(all).toContain('DTEND;VALUE=DATE:20260330');
+    expect(all).toContain('X-WR-TIMEZONE:Europe/Berlin');
+    expect(all.some((l) => l.startsWith('BEGIN:VTIMEZONE') || l.includes('TZID='))).toBe(false);
+    const vevent = new ICAL.Component(
+      ICAL.parse(exportOne(item({ AllDay: true, ...dayItem }))) as unknown[],
+    ).getFirstSubcomponent('vevent')!;
+    const start = vevent.getFirstPropertyValue('dtstart') as ICAL.Time;
+    expect([start.isDate, start.toString()]).toEqual([true, '2026-01-05']);
+  });
+  const dayItem = { Start: '2026-01-05T00:00:00+01:00', End: '2026-01-06T00:00:00+01:00' };
+
+  it('writes UNTIL, EXDATE, RDATE and RECURRENCE-ID as dates; a move to other days stays all-day', () => {
+    const all = lines(
+      exportOne(
+        weekly({
+          RecurrenceDates: ['2026-01-07T00:00:00'],
+          ExceptionDates: ['2026-01-19T00:00:00+01:00'],
+          Exceptions: [
+            { OriginalTime: '2026-01-26T00:00:00', IsDeleted: true },
+            {
+              OriginalTime: '2026-02-02T00:00:00',
+              NewStart: '2026-02-03T00:00:00',
+              NewEnd: '2026-02-05T00:00:00',
+            },
+          ],
+        }),
+      ),
+    );
+    expect(all).toContain('DTSTART;VALUE=DATE:20260105');
+    expect(all).toContain('DTEND;VALUE=DATE:20260106');
+    expect(all).toContain('RRULE:FREQ=WEEKLY;UNTIL=20260301');
+    expect(all).toContain('RDATE;VALUE=DATE:20260107');
+    expect(all).toContain('EXDATE;VALUE=DATE:20260119,20260126');
+    expect(all).toContain('RECURRENCE-ID;VALUE=DATE:20260202');
+    expect(all).toContain('DTSTART;VALUE=DATE:20260203');
+    expect(all).toContain('DTEND;VALUE=DATE:20260205');
+    expect(all.some((l) => l.startsWith('BEGIN:VTIMEZONE'))).toBe(false);
+  });
+
+  it('writes an occurrence moved to a time of day as a timed override, with the VTIMEZONE it needs', () => {
+    const exported = weekly({
+      Exceptions: [
+        {
+          OriginalTime: '2026-01-12T00:00:00',
+          NewStart: '2026-01-12T09:00:00',
+          NewEnd: '2026-01-12T12:00:00',
+        },
+      ],
+    });
+    const all = lines(exportOne(exported));
+    expect(all).toContain('RECURRENCE-ID;VALUE=DATE:20260112');
+    expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260112T090000');
+    expect(all).toContain('DTEND;TZID=Europe/Berlin:20260112T120000');
+    expect(all).toContain('TZID:Europe/Berlin');
+    const { ical, engine } = bothSides(exported);
+    expect(ical).toEqual(engine);
+    expect(engine[1]).toEqual(['2026-01-12T08:00:00.000Z', '2026-01-12T11:00:00.000Z']);
+  });
+
+  it('writes UTC all-day items without X-WR-TIMEZONE, and COUNT / a date EndTime unchanged in meaning', () => {
+    const utc = item({
+      Start: '2026-02-27T00:00:00Z',
+      End: '2026-03-01T00:00:00Z',
+      StartTimeZone: null,
+      AllDay: true,
+      Recurrence: { RecurrenceType: 'Monthly', EndTime: '2026-06-27' },
+    });
+    const all = lines(exportOne(utc));
+    expect(all).toContain('DTSTART;VALUE=DATE:20260227');
+    expect(all).toContain('DTEND;VALUE=DATE:20260301');
+    expect(all).toContain('RRULE:FREQ=MONTHLY;UNTIL=20260627');
+    expect(all.some((l) => l.startsWith('X-WR-TIMEZONE'))).toBe(false);
+    const { ical, engine } = bothSides(utc);
+    expect(engine).toHaveLength(5);
+    expect(ical).toEqual(engine);
+  });
+
+  it.each<[string, ExportItem]>([
+    [
+      'weekly with EXDATE, RDATE, a deleted and two moved occurrences',
+      weekly({
+        RecurrenceDates: ['2026-01-07T00:00:00'],
+        ExceptionDates: ['2026-01-19T00:00:00'],
+        Exceptions: [
+          { OriginalTime: '2026-01-26T00:00:00', IsDeleted: true },
+          {
+            OriginalTime: '2026-02-02T00:00:00',
+            NewStart: '2026-02-03T00:00:00',
+            NewEnd: '2026-02-05T00:00:00',
+          },
+          {
+            OriginalTime: '2026-02-09T00:00:00',
+            NewStart: '2026-02-09T14:00:00',
+            NewEnd: '2026-02-09T15:00:00',
+          },
+        ],
+      }),
+    ],
+    [
+      'two days every week across both DST changes',
+      weekly(
+        { Pattern: 'FREQ=WEEKLY;COUNT=45', Duration: 'P2D' },
+        {
+          End: '2026-01-07T00:00:00+01:00',
+        },
+      ),
+    ],
+    [
+      'a day-early Offset on a monthly rule (listed)',
+      weekly(
+        { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1;COUNT=12', Offset: '-P1D' },
+        {
+          Start: '2026-01-01T00:00:00+01:00',
+          End: '2026-01-02T00:00:00+01:00',
+        },
+      ),
+    ],
+    [
+      'a day-late Offset on a weekly rule (folded into the rule)',
+      weekly({ Pattern: 'FREQ=WEEKLY;BYDAY=MO,TH;COUNT=20', Offset: 'P1D' }),
+    ],
+    [
+      'DTSTART plus RDATEs without a rule',
+      weekly({
+        Pattern: null,
+        RecurrenceType: 'None',
+        RecurrenceDates: ['2026-03-30T00:00:00', '2026-10-26T00:00:00'],
+      }),
+    ],
+    [
+      'yearly in New York',
+      weekly(
+        { Pattern: 'FREQ=YEARLY', Duration: null },
+        {
+          StartTimeZone: 'America/New_York',
+          Start: '2026-03-08T00:00:00-05:00',
+          End: '2026-03-09T00:00:00-04:00',
+        },
+      ),
+    ],
+  ])('ical.js expands %s to the occurrences the engine lists', (_name, exported) => {
+    const { ical, engine } = bothSides(exported);
+    expect(engine.length).toBeGreaterThan(1);
+    expect(ical).toEqual(engine);
   });
 });

@@ -36,6 +36,7 @@ import {
   parseRRule,
 } from '../recurrence/rrule-parser.js';
 import { type ZoneRules, resolveTimeZone, zoneRules } from '../recurrence/time-zone.js';
+import { allDayDuration, basicDate, dayStart, isDayStart, localDay } from '../recurrence/all-day.js';
 import { formatWall, tzidParameter, tzidProperty, vtimezoneLines } from './vtimezone.js';
 
 export const PRODID = '-//platform-api//Schedules iCalendar export 1.0//EN';
@@ -173,12 +174,31 @@ function formatDuration(d: IsoDuration): string {
   return `P${d.days}D${time ? `T${time}` : ''}`;
 }
 
-/** How the instants of one item are written: in its zone (TZID) or, for items without a zone, in UTC. */
+/**
+ * How the instants of one item are written: in its zone (TZID) or, for items without a zone, in UTC. For an all-day
+ * item, day starts are written as DATEs (`;VALUE=DATE:20260105`, §3.3.4), other instants (an exception moved to a
+ * time of day) as date-times; `wroteTimed` then says the zone's VTIMEZONE is needed.
+ */
 class ItemZone {
+  wroteTimed = false;
+
   constructor(
     readonly tzid: string | undefined,
     readonly rules: ZoneRules,
+    readonly allDay = false,
   ) {}
+
+  /**
+   * The writer of one occurrence's DTSTART and DTEND, which must have one value type (§3.6.1): this one for a timed
+   * item or whole days; for an all-day item's occurrence moved to a time of day, a date-time writer (whose zone
+   * this one's VTIMEZONE then has to describe).
+   */
+  span(start: number, end: number): ItemZone {
+    if (!this.allDay) return this;
+    if (end > start && isDayStart(this.rules, start) && isDayStart(this.rules, end)) return this;
+    this.wroteTimed = true;
+    return new ItemZone(this.tzid, this.rules);
+  }
 
   /** `;TZID=Europe/Berlin:20260105T090000` or `:20260105T080000Z`; `name` prefixes it. */
   property(name: string, instant: number): string {
@@ -189,6 +209,9 @@ class ItemZone {
   /** [parameters, value] of one DATE-TIME. An instant whose wall time does not name it alone is written in UTC. */
   value(instant: number): [string, string] {
     const at = floorSecond(instant);
+    if (this.allDay && isDayStart(this.rules, at))
+      return [';VALUE=DATE', basicDate(localDay(this.rules, at))];
+    if (this.allDay) this.wroteTimed = true;
     if (this.tzid === undefined) return ['', `${formatWall(at)}Z`];
     const wall = this.rules.wallOf(at);
     if (this.rules.instantOf(wall) !== at) return ['', `${formatWall(at)}Z`];
@@ -305,12 +328,26 @@ function shiftRule(rule: RuleSpec, dtWall: number, offset: IsoDuration): Shifted
   return { parts, dtWall: dtWall + shift };
 }
 
-function formatRule(rule: RuleSpec, parts: RRuleParts, until: number | undefined): string {
+/**
+ * `allDay`: the zone of an all-day series, whose UNTIL is a DATE (§3.3.10: UNTIL has DTSTART's value type): the
+ * last local day whose start is not after `until`.
+ */
+function formatRule(
+  rule: RuleSpec,
+  parts: RRuleParts,
+  until: number | undefined,
+  allDay?: ZoneRules,
+): string {
   const out = [`FREQ=${rule.freq}`];
   if (rule.interval !== 1) out.push(`INTERVAL=${rule.interval}`);
   if (rule.count !== undefined) out.push(`COUNT=${rule.count}`);
-  // §3.3.10: UNTIL in UTC when DTSTART has a TZID (and when it is in UTC).
-  if (until !== undefined) out.push(`UNTIL=${formatWall(floorSecond(until))}Z`);
+  if (until !== undefined && allDay !== undefined) {
+    const day = localDay(allDay, until);
+    out.push(`UNTIL=${basicDate(dayStart(allDay, day) <= until ? day : day - 1)}`);
+  } else if (until !== undefined) {
+    // §3.3.10: UNTIL in UTC when DTSTART has a TZID (and when it is in UTC).
+    out.push(`UNTIL=${formatWall(floorSecond(until))}Z`);
+  }
   // Lists are sets (§3.3.10); written sorted, because ical.js misexpands some unsorted ones (BYMINUTE=40,0).
   const list = (name: string, values: readonly number[] | undefined) => {
     if (values !== undefined) out.push(`${name}=${[...values].sort((a, b) => a - b).join(',')}`);
@@ -433,6 +470,8 @@ interface ZoneUse {
 class CalendarBuilder {
   readonly events: string[] = [];
   readonly zones = new Map<string, ZoneUse>();
+  /** The zones (UTC included) whose local days the all-day items' DATEs are. */
+  readonly allDayZones = new Set<string>();
 
   constructor(private readonly dtstamp: string) {}
 
@@ -443,12 +482,24 @@ class CalendarBuilder {
     const zoneText = text(item.StartTimeZone);
     const tzid = zoneText === undefined ? undefined : (resolveTimeZone(zoneText) ?? zoneText);
     const rules = zoneRules(tzid ?? 'UTC');
-    const zone = new ItemZone(rules.id === 'UTC' ? undefined : tzid, rules);
     const recurrence = item.Recurrence ?? undefined;
     const start = momentOfText(item.Start, rules) ?? 0;
     const end = momentOfText(item.End, rules);
+    // Stored all-day items passed the checks of all-day.ts; the guard keeps an unchecked one timed.
+    const allDay =
+      item.AllDay === true &&
+      end !== undefined &&
+      end > start &&
+      isDayStart(rules, start) &&
+      isDayStart(rules, end);
+    const zone = new ItemZone(rules.id === 'UTC' ? undefined : tzid, rules, allDay);
+    if (allDay) this.allDayZones.add(zone.tzid ?? 'UTC');
     const itemDuration: IsoDuration =
-      end === undefined ? ZERO_DURATION : { days: 0, exactMs: Math.max(0, end - start) };
+      end === undefined
+        ? ZERO_DURATION
+        : allDay
+          ? allDayDuration(rules, start, end)
+          : { days: 0, exactMs: Math.max(0, end - start) };
     const patternText = text(recurrence?.Pattern);
     const typeText = text(recurrence?.RecurrenceType)?.trim().toUpperCase();
     const hasRule =
@@ -559,7 +610,12 @@ class CalendarBuilder {
         written = { ...rule, count: undefined, until: lastCounted(rule.count) };
       }
       until = written.until === undefined ? undefined : addDuration(rules, written.until, offset);
-      rrule = formatRule(written, withYearlyDay(freq, shifted.parts, shifted.dtWall), until);
+      rrule = formatRule(
+        written,
+        withYearlyDay(freq, shifted.parts, shifted.dtWall),
+        until,
+        allDay ? rules : undefined,
+      );
       if (
         offset.exactMs !== 0 &&
         zone.tzid !== undefined &&
@@ -626,8 +682,8 @@ class CalendarBuilder {
         `UID:${item.Id}`,
         `DTSTAMP:${this.dtstamp}`,
         zone.property('RECURRENCE-ID', original),
-        zone.property('DTSTART', newStart),
-        ...(newEnd > newStart ? [zone.property('DTEND', newEnd)] : []),
+        zone.span(newStart, newEnd).property('DTSTART', newStart),
+        ...(newEnd > newStart ? [zone.span(newStart, newEnd).property('DTEND', newEnd)] : []),
         ...summary,
         `X-PLATFORM-SCHEDULE-ID:${scheduleId}`,
         'END:VEVENT',
@@ -649,9 +705,11 @@ class CalendarBuilder {
       'BEGIN:VEVENT',
       `UID:${item.Id}`,
       `DTSTAMP:${this.dtstamp}`,
-      zone.tzid === undefined
-        ? `DTSTART:${formatWall(floorSecond(dtInstant))}Z`
-        : zone.wallProperty('DTSTART', dtWall),
+      allDay
+        ? zone.property('DTSTART', dtInstant)
+        : zone.tzid === undefined
+          ? `DTSTART:${formatWall(floorSecond(dtInstant))}Z`
+          : zone.wallProperty('DTSTART', dtWall),
       ...this.endLines(zone, dtInstant, duration),
       ...summary,
       ...(rrule !== undefined
@@ -665,6 +723,7 @@ class CalendarBuilder {
       'END:VEVENT',
       ...overrides,
     );
+    this.adoptTimed(zone, use);
   }
 
   /** DTEND for an exact duration (the same exact length for every occurrence, §3.8.5.3), DURATION for days. */
@@ -696,8 +755,8 @@ class CalendarBuilder {
         `UID:${item.Id}`,
         `DTSTAMP:${this.dtstamp}`,
         zone.property('RECURRENCE-ID', o.originalStart),
-        zone.property('DTSTART', o.start),
-        ...(o.end > o.start ? [zone.property('DTEND', o.end)] : []),
+        zone.span(o.start, o.end).property('DTSTART', o.start),
+        ...(o.end > o.start ? [zone.span(o.start, o.end).property('DTEND', o.end)] : []),
         ...summary,
         `X-PLATFORM-SCHEDULE-ID:${scheduleId}`,
         'END:VEVENT',
@@ -717,17 +776,33 @@ class CalendarBuilder {
       'END:VEVENT',
       ...overrides,
     );
+    this.adoptTimed(zone, use);
     return true;
   }
 
+  /**
+   * An all-day item needs no VTIMEZONE for its DATEs; one with an exception moved to a time of day wrote that
+   * one as a TZID date-time, and its zone's VTIMEZONE then covers the item's instants.
+   */
+  private adoptTimed(zone: ItemZone, use: ZoneUse): void {
+    if (!zone.allDay || !zone.wroteTimed || zone.tzid === undefined) return;
+    const registered = this.zoneUse(new ItemZone(zone.tzid, zone.rules), use.from);
+    this.widen(registered, use.from, use.to);
+  }
+
   private endLines(zone: ItemZone, dtInstant: number, duration: IsoDuration): string[] {
+    if (zone.allDay && duration.exactMs === 0 && duration.days > 0) {
+      // Whole days from a DATE: DTEND;VALUE=DATE, exclusive (§3.6.1), the same number of days for every instance.
+      return [`DTEND;VALUE=DATE:${basicDate(localDay(zone.rules, dtInstant) + duration.days)}`];
+    }
     if (duration.days === 0 && duration.exactMs <= 0) return [];
     if (duration.days !== 0) return [`DURATION:${formatDuration(duration)}`];
     return [zone.property('DTEND', dtInstant + duration.exactMs)];
   }
 
   private zoneUse(zone: ItemZone, instant: number): ZoneUse {
-    if (zone.tzid === undefined) return { rules: zone.rules, from: instant, to: instant };
+    // An all-day item's DATEs need no VTIMEZONE (adoptTimed registers one if it wrote a date-time).
+    if (zone.tzid === undefined || zone.allDay) return { rules: zone.rules, from: instant, to: instant };
     let use = this.zones.get(zone.tzid);
     if (!use) {
       use = { rules: zone.rules, from: instant, to: instant };
@@ -774,6 +849,10 @@ export function* calendarSteps(
     'CALSCALE:GREGORIAN',
     'METHOD:PUBLISH',
   ];
+  // DATEs are floating (§3.3.4); importers, this service's too, read them in X-WR-TIMEZONE (Google's and Apple's
+  // calendar property), else in UTC. Written when every all-day item has one zone other than UTC.
+  const [dayZone] = builder.allDayZones;
+  if (builder.allDayZones.size === 1 && dayZone !== 'UTC') lines.push(`X-WR-TIMEZONE:${dayZone}`);
   for (const [tzid, use] of builder.zones) {
     const component = vtimezoneLines(use.rules, use.from, use.to);
     // The component is built under the engine's canonical id; the events name the zone as resolved.

@@ -266,6 +266,40 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(days.map(({ start, end }) => (end - start) / 3_600_000)).toEqual([24, 23]);
   });
 
+  it('marks DATE events AllDay (issue 24 item 5), not timed ones nor a DATE event that lasts no day', () => {
+    const imported = items(
+      ics(
+        'X-WR-TIMEZONE:Europe/Berlin',
+        ...event('UID:d', 'DTSTART;VALUE=DATE:20260327', 'DTEND;VALUE=DATE:20260330'),
+        ...event('UID:w', 'DTSTART;VALUE=DATE:20260105', 'DURATION:P1W', 'RRULE:FREQ=MONTHLY'),
+        ...event('UID:t', 'DTSTART:20260105T090000'),
+        ...event('UID:z', 'DTSTART;VALUE=DATE:20260105', 'DTEND;VALUE=DATE:20260105'),
+      ),
+    );
+    expect(imported.map(({ Start, End, AllDay }) => [Start, End, AllDay])).toEqual([
+      ['2026-03-27T00:00:00+01:00', '2026-03-30T00:00:00+02:00', true],
+      ['2026-01-05T00:00:00+01:00', '2026-01-12T00:00:00+01:00', true],
+      ['2026-01-05T09:00:00+01:00', '2026-01-05T09:00:00+01:00', undefined],
+      ['2026-01-05T00:00:00+01:00', '2026-01-05T00:00:00+01:00', undefined],
+    ]);
+    // What the import marks passes the engine's all-day checks.
+    for (const item of imported) expect(() => compileSeries(item)).not.toThrow();
+  });
+
+  it('skips a DATE event whose DURATION has hours (RFC 5545 §3.8.2.5: dur-day or dur-week)', () => {
+    const calendar = importCalendar(
+      ics(
+        ...event('UID:h', 'DTSTART;VALUE=DATE:20260105', 'DURATION:PT12H'),
+        ...event('UID:ok', 'DTSTART;VALUE=DATE:20260105'),
+      ),
+    );
+    expect(calendar.ScheduleItems).toHaveLength(1);
+    expect(calendar.skipped.map((skip) => skip.reason)).toEqual([
+      'line 6: DURATION: must be whole days or weeks (P1D, P1W) when DTSTART is a date (RFC 5545 §3.8.2.5: ' +
+        'dur-day or dur-week)',
+    ]);
+  });
+
   it('keeps the wall time of a DTSTART in a DST gap as Recurrence.StartTime', () => {
     const [item] = items(
       ics(...event('UID:g', 'DTSTART;TZID=Europe/Berlin:20260329T023000', 'RRULE:FREQ=DAILY;COUNT=3')),

@@ -63,6 +63,8 @@ export interface ImportedItem {
   Start: string;
   End: string;
   StartTimeZone: string;
+  /** Only on all-day (DATE) events that last at least one day; absent on the others. */
+  AllDay?: true;
   Recurrence: ImportedRecurrence | null;
 }
 
@@ -642,6 +644,11 @@ class CalendarImport {
       Start: formatIn(timing.startInstant, zone),
       End: formatIn(timing.endInstant, zone),
       StartTimeZone: zone,
+      // A DATE event is stored all-day (whole local days of the floating zone); one whose DTEND is its DTSTART
+      // lasts no day and stays a zero-length item at midnight.
+      ...(timing.start.kind === 'date' && timing.endInstant > timing.startInstant
+        ? { AllDay: true as const }
+        : {}),
       Recurrence: Object.keys(recurrence).length === 0 ? null : recurrence,
     };
   }
@@ -699,6 +706,12 @@ class CalendarImport {
       const parsed = parseDuration(text);
       if (!parsed.ok) refuse(durationProperty, parsed.reason);
       if (parsed.value.days < 0 || parsed.value.exactMs < 0) refuse(durationProperty, 'must not be negative');
+      if (allDay && parsed.value.exactMs !== 0) {
+        refuse(
+          durationProperty,
+          'must be whole days or weeks (P1D, P1W) when DTSTART is a date (RFC 5545 §3.8.2.5: dur-day or dur-week)',
+        );
+      }
       const rules = zoneRules(zone);
       const endInstant =
         rules.instantOf(rules.wallOf(startInstant) + parsed.value.days * MS_PER_DAY) + parsed.value.exactMs;

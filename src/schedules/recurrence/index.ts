@@ -3,4 +3,5 @@ export { RecurrenceError } from './recurrence-error.js';
 export { compileSeries } from './series-compiler.js';
 export type { ScheduleItemInput, RecurrenceInput, RecurrenceExceptionInput } from './series-compiler.js';
 export type { CompiledSeries, Occurrence } from './compiled-series.js';
-export { resolveTimeZone } from './time-zone.js';
+export { resolveTimeZone, zoneRules, type ZoneRules } from './time-zone.js';
+export { isDayStart, isoDate, localDay } from './all-day.js';

@@ -2,6 +2,7 @@
 // §3.8.5.3): the simple fields (RecurrenceType, Interval, EndCount, EndTime) fill what `Pattern` lacks, and any
 // contradiction between them is an error naming the field. All validation happens here, once; the result is
 // immutable and can be cached by the caller.
+import { allDayDuration, checkAllDay } from './all-day.js';
 import { MS_PER_DAY } from './calendar.js';
 import { type ExceptionSpec, type CompiledSeries, SeriesImpl } from './compiled-series.js';
 import { type ParsedDateTime, parseDateTime } from './iso-date-time.js';
@@ -51,6 +52,8 @@ export interface ScheduleItemInput {
   readonly Start?: string | null;
   readonly End?: string | null;
   readonly StartTimeZone?: string | null;
+  /** Whole local days (an iCalendar DATE event): checked by checkAllDay, and its default duration is in days. */
+  readonly AllDay?: boolean | null;
   readonly Recurrence?: RecurrenceInput | null;
 }
 
@@ -236,11 +239,32 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
   }
   const patternText = requireText(rawPattern, 'Recurrence.Pattern');
   const type = parseFrequency(recurrence?.RecurrenceType);
+  const allDay = item.AllDay === true;
+  // An all-day item lasts whole local days, so its occurrences end at a day start also across a DST change.
   const itemDuration: IsoDuration =
-    start !== undefined && end !== undefined ? { days: 0, exactMs: end - start } : ZERO_DURATION;
+    start !== undefined && end !== undefined
+      ? allDay
+        ? allDayDuration(zone, start, end)
+        : { days: 0, exactMs: end - start }
+      : ZERO_DURATION;
+  const checkDays = (pattern: RRuleParts | undefined, frequency: string | undefined) => {
+    if (!allDay) return;
+    checkAllDay(zone, {
+      start,
+      end,
+      startTime: recurrence?.StartTime,
+      duration: parseDurationField(recurrence?.Duration, 'Recurrence.Duration', false),
+      offset: parseDurationField(recurrence?.Offset, 'Recurrence.Offset', true),
+      pattern,
+      frequency,
+      recurrenceDates,
+      exceptionDates,
+    });
+  };
 
   if (!recurrence || (patternText === undefined && (type === undefined || type === 'NONE'))) {
     if (start === undefined) throw new RecurrenceError('Start', 'is required');
+    checkDays(undefined, undefined);
     // DTSTART plus RDATEs is a recurrence set like any other: its Duration and Offset apply to every start. A
     // single occurrence keeps the behaviour it always had (End − Start, no Offset).
     const isSet = recurrenceDates.length > 0;
@@ -332,6 +356,7 @@ export function compileSeries(item: ScheduleItemInput): CompiledSeries {
     throw new RecurrenceError('Start', 'is required (or Recurrence.StartTime)');
   }
 
+  checkDays(pattern, freq);
   const duration = parseDurationField(recurrence.Duration, 'Recurrence.Duration', false) ?? itemDuration;
   const offset = parseDurationField(recurrence.Offset, 'Recurrence.Offset', true) ?? ZERO_DURATION;
   const rule = buildExpansionRule(
