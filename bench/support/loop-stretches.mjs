@@ -11,7 +11,8 @@ export function watchStretches(thresholdMs = 20) {
   });
   observer.observe({ entryTypes: ['gc'] });
   const stretches = [];
-  let previous = performance.now();
+  const began = performance.now();
+  let previous = began;
   const timer = setInterval(() => {
     const now = performance.now();
     if (now - previous > thresholdMs) stretches.push([previous, now]);
@@ -31,6 +32,13 @@ export function watchStretches(thresholdMs = 20) {
         for (const [start, end] of pauses) gc += Math.max(0, Math.min(to, end) - Math.max(from, start));
         longestMs = Math.max(longestMs, to - from);
         longestWorkMs = Math.max(longestWorkMs, to - from - gc);
+      }
+      // BENCH_STRETCHES=1: each one, with its time from the start of the case (a cold first request comes first).
+      if (process.env.BENCH_STRETCHES === '1') {
+        const list = stretches.map(
+          ([from, to]) => `+${(from - began).toFixed(0)} ms: ${(to - from).toFixed(0)} ms`,
+        );
+        process.stderr.write(`stretches: ${list.join(', ')}\n`);
       }
       return { count: stretches.length, longestMs, longestWorkMs };
     },
