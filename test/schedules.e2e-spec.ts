@@ -90,6 +90,59 @@ describe('schedules', () => {
       expect(fetched.json().Result).toEqual(body.Result);
     });
 
+    it('takes back what GET answered: read-only ids are accepted and ignored (PUT of a GET answer, a model with ids)', async () => {
+      const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+      const id = await create(
+        scheduleBody(
+          scheduleItem({
+            Recurrence: {
+              Pattern: 'FREQ=WEEKLY;BYDAY=MO',
+              Exceptions: [{ OriginalTime: '2026-01-12T08:00:00Z', IsDeleted: true }],
+            },
+          }),
+        ),
+      );
+      const read = (await t.request({ method: 'GET', url: `/api/v1/Schedule/${id}`, headers: auth })).json()
+        .Result;
+      const put = await t.request({
+        method: 'PUT',
+        url: `/api/v1/Schedule/${id}`,
+        headers: auth,
+        payload: read,
+      });
+      expect(put.statusCode).toBe(200);
+      const replaced = put.json().Result;
+      expect(replaced.Id).toBe(id);
+      // The same schedule, with new item ids (PUT replaces the items, docs/schedules.md).
+      expect(replaced.ScheduleItems[0].Id).not.toBe(read.ScheduleItems[0].Id);
+      const withoutIds = (schedule: { ScheduleItems: Array<Record<string, unknown>> }) =>
+        JSON.parse(JSON.stringify(schedule), (key: string, value: unknown) =>
+          key === 'Id' || key === 'RecurrenceId' ? undefined : value,
+        ) as unknown;
+      expect(withoutIds(replaced)).toEqual(withoutIds(read));
+      // A client model with its ids unset (.NET: null or Guid.Empty) creates as without them; another id in the
+      // body does not rename the schedule.
+      const model = await t.post('/api/v1/Schedule', {
+        Id: UNKNOWN_ID,
+        ScheduleItems: [{ ...scheduleItem(), Id: '00000000-0000-0000-0000-000000000000', Recurrence: null }],
+      });
+      expect(model.statusCode).toBe(201);
+      expect(model.json().Result.Id).not.toBe(UNKNOWN_ID);
+      expect(model.json().Result.ScheduleItems[0].Id).not.toBe('00000000-0000-0000-0000-000000000000');
+      const renamed = await t.request({
+        method: 'PUT',
+        url: `/api/v1/Schedule/${id}`,
+        headers: auth,
+        payload: { ...read, Id: UNKNOWN_ID },
+      });
+      expect(renamed.statusCode).toBe(200);
+      expect(renamed.json().Result.Id).toBe(id);
+      // Still typed: an id that is not a string is a 400 naming it.
+      const bad = await t.post('/api/v1/Schedule', { ScheduleItems: [{ ...scheduleItem(), Id: 42 }] });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().Errors).toEqual([expect.objectContaining({ Field: 'ScheduleItems[0].Id' })]);
+    });
+
     it('names every bad field by path and writes nothing', async () => {
       const before = (
         await t.request({

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -18,6 +19,25 @@ import { OptionalNested } from '../../common/dto/nested.js';
 
 // Request DTOs check shapes and types; the recurrence engine checks meaning (zones, RRULE, durations, dates) and
 // names the field (e.g. ScheduleItems[0].Recurrence.Pattern).
+
+/**
+ * An id a GET answer carries (`Id`, `RecurrenceId`): accepted in a write and ignored — the service assigns ids, and
+ * `PUT` replaces the items — so a client can send back what it read, or a model class with its ids (`null`, a
+ * Guid.Empty), without a 400. The schedule's id is the path's.
+ */
+function ReadOnlyId(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      nullable: true,
+      readOnly: true,
+      description: 'Read-only: ignored in a write (ids are assigned by the service)',
+    }),
+    IsOptional(),
+    IsString(),
+    MaxLength(100),
+  );
+}
 
 export class RecurrenceExceptionInput {
   @ApiPropertyOptional({
@@ -70,6 +90,9 @@ export class RecurrenceExceptionInput {
   @IsString()
   @MaxLength(40)
   NewEndTime?: string | null;
+
+  @ReadOnlyId() Id?: string | null;
+  @ReadOnlyId() RecurrenceId?: string | null;
 }
 
 export class RecurrenceInput {
@@ -165,6 +188,8 @@ export class RecurrenceInput {
   @ValidateNested({ each: true })
   @Type(() => RecurrenceExceptionInput)
   Exceptions?: RecurrenceExceptionInput[] | null;
+
+  @ReadOnlyId() Id?: string | null;
 }
 
 export class ScheduleItemInput {
@@ -216,6 +241,8 @@ export class ScheduleItemInput {
   @ApiPropertyOptional({ type: RecurrenceInput, nullable: true })
   @OptionalNested(() => RecurrenceInput)
   Recurrence?: RecurrenceInput | null;
+
+  @ReadOnlyId() Id?: string | null;
 }
 
 /** A realistic schedule for Swagger: a weekly stand-up in Berlin, one occurrence cancelled and one moved. */
@@ -249,6 +276,8 @@ export class ScheduleInput {
   @ValidateNested({ each: true })
   @Type(() => ScheduleItemInput)
   ScheduleItems!: ScheduleItemInput[];
+
+  @ReadOnlyId() Id?: string | null;
 }
 
 export class ListSchedulesQuery {
