@@ -5,8 +5,8 @@
 // schedules bumps in its own transaction (a trigger, migration 1763780001250; a replace bumps the schedule's
 // version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
 // Only the others — entries checked before a change, and ids not cached — have their versions read (one indexed
-// query per 1,000 ids on SQLite, 5,000 on PostgreSQL), and every entry found current is marked with the generation read *before* its version, so
-// a change committed in between only makes the next lookup check again. Operation 1 on 10,000 cached schedules thus
+// query per 1,000 ids on SQLite, 5,000 on PostgreSQL), and every entry found current is marked with the generation
+// read *before* its version, so a change committed in between only makes the next lookup check again. Operation 1 on 10,000 cached schedules thus
 // costs one primary-key read instead of 10,000 (~10 ms on SQLite, more on PostgreSQL).
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -45,7 +45,7 @@ interface Entry {
   checked: string | undefined;
 }
 
-/** Schedules loaded per statement set on a cache miss (~5 ms of SQLite each). */
+/** Schedules loaded and compiled per step on a cache miss (SQLite reads them 100 at a time, ScheduleReader). */
 const LOAD_CHUNK = 500;
 /**
  * Ids per version lookup: ~1 ms of SQLite each (5,000 at once held the event loop ~5–25 ms); PostgreSQL's run off
