@@ -6,8 +6,9 @@
 // version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
 // Only the others — entries checked before a change, and ids not cached — have their versions read (one indexed
 // query per 1,000 ids on SQLite, 5,000 on PostgreSQL), and every entry found current is marked with the generation
-// read *before* its version, so a change committed in between only makes the next lookup check again. Operation 1 on 10,000 cached schedules thus
-// costs one primary-key read instead of 10,000 (~10 ms on SQLite, more on PostgreSQL).
+// read *before* its version, so a change committed in between only makes the next lookup check again. Operation 1
+// on 10,000 cached schedules thus costs one primary-key read instead of 10,000 (~10 ms on SQLite, more on
+// PostgreSQL).
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
