@@ -28,3 +28,15 @@ export class TimeSlicer {
     this.began = performance.now();
   }
 }
+
+/**
+ * Runs a stepped computation (a generator that pauses between small steps) to its end, giving the event loop a turn
+ * whenever `slicer`'s budget is spent.
+ */
+export async function runInSlices<T>(steps: Generator<void, T>, slicer = new TimeSlicer()): Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    await slicer.pause();
+  }
+}

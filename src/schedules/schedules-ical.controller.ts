@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/scopes.js';
-import { TimeSlicer } from '../common/time-slicer.js';
+import { runInSlices, TimeSlicer } from '../common/time-slicer.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { IcalExportQuery } from './dto/ical.dto.js';
 import { calendarSteps, IcalExportError, type ExportSchedule } from './ical/ical-export.js';
@@ -73,12 +73,7 @@ export class SchedulesIcalController {
 /** The calendar, built in slices (calendarSteps) so 1,000 schedules never hold the event loop at once. */
 async function render(schedules: readonly ExportSchedule[], slicer = new TimeSlicer()): Promise<string> {
   try {
-    const steps = calendarSteps(schedules, Date.now());
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-      await slicer.pause();
-    }
+    return await runInSlices(calendarSteps(schedules, Date.now()), slicer);
   } catch (error) {
     if (!(error instanceof IcalExportError)) throw error;
     throw ScheduleError.invalid([

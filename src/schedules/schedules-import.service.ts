@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { DEFAULT_SLICE_MS, TimeSlicer } from '../common/time-slicer.js';
+import { TimeSlicer } from '../common/time-slicer.js';
 import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode, type FieldError } from '../errors/api-error.js';
 import { compileDtoCached } from '../validation/compile-dto.js';
@@ -57,9 +57,11 @@ export class SchedulesImportService {
     charset?: string,
     idempotency?: TransactionalRecord,
   ): Promise<ImportResult> {
+    // One budget for the whole import: the parse, the checks and the inserts (src/common/time-slicer.ts).
+    const slicer = new TimeSlicer();
     let calendar: ImportedCalendar;
     try {
-      calendar = await importCalendarSliced(body, charset, DEFAULT_SLICE_MS);
+      calendar = await importCalendarSliced(body, charset, slicer);
     } catch (error) {
       if (error instanceof UnsupportedCharsetError) {
         throw new PlatformError(
@@ -75,7 +77,6 @@ export class SchedulesImportService {
         })),
       );
     }
-    const slicer = new TimeSlicer();
     // Each item alone through the DTO and the engine, as one POST /api/v1/Schedule each would be.
     const validator = compileDtoCached(ScheduleInput, { source: 'body' });
     const refused = new Map<number, FieldError[]>();

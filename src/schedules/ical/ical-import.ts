@@ -10,6 +10,7 @@
 // latest DTSTAMP, then the last in the file. The result still goes through the same DTO validation and recurrence
 // engine as POST /api/v1/Schedule; `lineOf` maps the fields those name back to lines.
 import ICAL from 'ical.js';
+import { runInSlices, type TimeSlicer } from '../../common/time-slicer.js';
 import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.js';
 import { parseDuration } from '../recurrence/iso-duration.js';
 import { zoneRules } from '../recurrence/time-zone.js';
@@ -218,24 +219,15 @@ export function importCalendar(body: string | Buffer, charset?: string): Importe
 }
 
 /**
- * `importCalendar` in slices of at most `sliceMs` of work, the event loop free in between (a large calendar takes
- * seconds to map; no request may hold the loop for more than ~20 ms).
+ * `importCalendar` in slices, the event loop free in between whenever `slicer`'s budget is spent (a large calendar
+ * takes seconds to map; no request may hold the loop for more than ~20 ms).
  */
-export async function importCalendarSliced(
+export function importCalendarSliced(
   body: string | Buffer,
   charset?: string,
-  sliceMs = 8,
+  slicer?: TimeSlicer,
 ): Promise<ImportedCalendar> {
-  const steps = importCalendarSteps(body, charset);
-  let began = performance.now();
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-    if (performance.now() - began >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      began = performance.now();
-    }
-  }
+  return runInSlices(importCalendarSteps(body, charset), slicer);
 }
 
 /** The import as steps: it pauses (yields) every few lines or events; see `drain` and `importCalendarSliced`. */
