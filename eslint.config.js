@@ -22,6 +22,8 @@ export default tseslint.config(
       'coverage/**',
       'data/**',
       'bench/**',
+      // Build scripts (plain Node ESM, outside the TypeScript project).
+      'scripts/**',
       // Child-process scripts run by e2e specs (plain Node ESM, outside the TypeScript project).
       'test/**/*.mjs',
       '*.config.js',

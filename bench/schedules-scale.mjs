@@ -11,9 +11,8 @@
 // For every sequential case the service's synchronous stretches over 20 ms are reported too (support/
 // loop-stretches.mjs: a 1 ms timer in this process, which runs nothing but the service while the client process
 // measures; the longest whole and less the garbage collector's pauses in it).
-// The schedules are inserted straight into the tables, each like a typical stored one: 1 item, a weekly rule
-// (FREQ=WEEKLY;BYDAY=MO,WE,FR, 09:00 Europe/Berlin, first occurrences spread over 2020–2026) and 1 exception (a
-// deleted occurrence), created 1 ms apart so their list order is known.
+// The schedules are inserted straight into the tables (support/seed-schedules.mjs), each like a typical stored
+// one: 1 item, a weekly rule and 1 exception, created 1 ms apart so their list order is known.
 // SQLite by default (a temp file); PostgreSQL when DATABASE_URL=postgres://…/<db> (a scratch database next to it,
 // dropped afterwards). Run after `npm run build`:
 // `node bench/schedules-scale.mjs [--schedules 100000] [--runs 40] [--only pages,live,op1] [--dist dist]`.
@@ -22,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { load, sample } from './support/http-sampler-client.mjs';
 import { describeStretches, watchStretches } from './support/loop-stretches.mjs';
 import { builtService, hostLine, scratchDatabase, stats } from './support/scratch-database.mjs';
+import { seedSchedules } from './support/seed-schedules.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,9 +39,6 @@ const dist = builtService(args.dist);
 const { loadConfig } = await import(dist('src/config/config.js'));
 const { createApp } = await import(dist('src/create-app.js'));
 const { createRootLogger } = await import(dist('src/logging/logger.js'));
-const { Schedule, ScheduleItem, Recurrence, RecurrenceException } = await import(
-  dist('src/schedules/entities/schedule.entity.js')
-);
 
 const scratch = await scratchDatabase('schedules-scale');
 const apiKey = randomUUID();
@@ -57,63 +54,9 @@ const dialect = config.database.type;
 
 // ---- seed ----------------------------------------------------------------------------------------------------------
 
-let seed = 42;
-const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-const epoch = Date.UTC(2026, 0, 1);
-/** Every schedule's id in list (creation) order. */
-const ids = [];
 const seedStart = performance.now();
-const BATCH = 500;
-await dataSource.transaction(async (manager) => {
-  for (let start = 0; start < count; start += BATCH) {
-    const rows = { schedules: [], items: [], recurrences: [], exceptions: [] };
-    for (let index = start; index < Math.min(start + BATCH, count); index++) {
-      const firstDay = Date.UTC(2020, 0, 6) + Math.floor(random() * 7 * 52) * 7 * 86_400_000; // a Monday
-      const day = new Date(firstDay).toISOString().slice(0, 10);
-      const [id, itemId, recurrenceId] = [randomUUID(), randomUUID(), randomUUID()];
-      ids.push(id);
-      rows.schedules.push({ id, version: 1, createdAt: new Date(epoch + index) });
-      rows.items.push({
-        id: itemId,
-        scheduleId: id,
-        position: 0,
-        name: `Schedule ${index}`,
-        start: `${day}T09:00:00`,
-        end: `${day}T09:30:00`,
-        startTimeZone: 'Europe/Berlin',
-      });
-      rows.recurrences.push({
-        id: recurrenceId,
-        scheduleItemId: itemId,
-        startTime: null,
-        endTime: null,
-        offset: null,
-        endCount: null,
-        recurrenceType: 'Weekly',
-        interval: '1',
-        duration: null,
-        pattern: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
-        recurrenceDates: null,
-        exceptionDates: null,
-      });
-      rows.exceptions.push({
-        id: randomUUID(),
-        recurrenceId,
-        position: 0,
-        originalTime: `${new Date(firstDay + 7 * 86_400_000).toISOString().slice(0, 10)}T09:00:00`,
-        isDeleted: true,
-        newStart: null,
-        newEnd: null,
-        newStartTime: null,
-        newEndTime: null,
-      });
-    }
-    await manager.insert(Schedule, rows.schedules);
-    await manager.insert(ScheduleItem, rows.items);
-    await manager.insert(Recurrence, rows.recurrences);
-    await manager.insert(RecurrenceException, rows.exceptions);
-  }
-});
+/** Every schedule's id in list (creation) order. */
+const ids = await seedSchedules(dist, dataSource, count);
 await dataSource.query(dialect === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE');
 // Write the seeding's WAL out now, not during the measurements (needs a superuser; skipped otherwise).
 if (dialect === 'postgres') await dataSource.query('CHECKPOINT').catch(() => undefined);

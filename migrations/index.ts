@@ -17,6 +17,10 @@ import { ScimCodePointOrder1763780001000 } from './1763780001000-ScimCodePointOr
 import { IdempotencyKeys1763780001100 } from './1763780001100-IdempotencyKeys.js';
 import { IcalImportKeys1763780001200 } from './1763780001200-IcalImportKeys.js';
 import { ScheduleStats1763780001250 } from './1763780001250-ScheduleStats.js';
+import { AuditEvents1763780001500 } from './1763780001500-AuditEvents.js';
+import { CounterDeltas1763780001600 } from './1763780001600-CounterDeltas.js';
+import { IcalUids1763780001700 } from './1763780001700-IcalUids.js';
+import { AuditEventsTail1763780001800 } from './1763780001800-AuditEventsTail.js';
 
 export const MIGRATIONS = [
   Init1763780000000,
@@ -36,4 +40,8 @@ export const MIGRATIONS = [
   IdempotencyKeys1763780001100,
   IcalImportKeys1763780001200,
   ScheduleStats1763780001250,
+  AuditEvents1763780001500,
+  CounterDeltas1763780001600,
+  IcalUids1763780001700,
+  AuditEventsTail1763780001800,
 ];

@@ -28,9 +28,15 @@ export interface CreatedApp {
   bootstrapKey: string | undefined;
 }
 
+export interface CreateOptions {
+  /** Gives the first admin key to its reader before its hash is stored (createBootstrapKeyIfNeeded). */
+  handOverBootstrapKey?: (key: string) => void;
+}
+
 export async function prepareDatabase(
   config: AppConfig,
   logger: Logger,
+  options: CreateOptions = {},
 ): Promise<{ dataSource: DataSource; bootstrapKey?: string }> {
   const dataSource = createDataSource(config);
   watchDatabase(dataSource, logger);
@@ -50,7 +56,11 @@ export async function prepareDatabase(
     }
     // Through the lock's own runner: on SQLite the lock is the connection, which no other runner gets meanwhile.
     const created = await runner.withLock((queryRunner) =>
-      createBootstrapKeyIfNeeded(queryRunner.manager.getRepository(ApiKey), config),
+      createBootstrapKeyIfNeeded(
+        queryRunner.manager.getRepository(ApiKey),
+        config,
+        options.handOverBootstrapKey,
+      ),
     );
     servingBusyTimeout(dataSource);
     return { dataSource, bootstrapKey: created?.key };
@@ -78,10 +88,11 @@ export async function createApp(
   logger: Logger = createRootLogger(config.logLevel),
   /** Only for tests: modules mounted beside the areas (e.g. a route that fails on purpose). */
   extraModules: Array<Type | DynamicModule> = [],
+  options: CreateOptions = {},
 ): Promise<CreatedApp> {
   // OTEL_EXPORTER_OTLP_ENDPOINT set: tracing starts before anything is traced; unset, nothing is loaded.
   const tracing = await startTracing();
-  const { dataSource, bootstrapKey } = await prepareDatabase(config, logger);
+  const { dataSource, bootstrapKey } = await prepareDatabase(config, logger, options);
   if (tracing !== undefined) {
     traceQueries(dataSource, tracing);
     logger.info(
@@ -115,6 +126,8 @@ export async function createApp(
     await app.get(JobsService).start();
   } catch (error) {
     await app.close();
+    // A start deferred for its storage (server.ts) tries again with a data source of its own.
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     throw error;
   }
   return { app, dataSource, logger, bootstrapKey };

@@ -31,7 +31,7 @@ export function drainOnSignals(
   const server = app.getHttpAdapter().getInstance().server;
   let hurry: (() => void) | undefined;
 
-  const drain = async (signal: NodeJS.Signals): Promise<void> => {
+  const drain = async (signal: NodeJS.Signals): Promise<Abandoned | undefined> => {
     state.draining = true;
     const delayMs = signal === 'SIGTERM' ? config.shutdownDelayMs : 0;
     logger.info(
@@ -50,10 +50,17 @@ export function drainOnSignals(
         'shutting down: closing the listener, finishing requests in flight',
       );
     }
-    await closeServer(server, state, config.shutdownTimeoutMs, logger, (cut) => (hurry = cut));
+    const abandoned = await closeServer(
+      server,
+      state,
+      config.shutdownTimeoutMs,
+      logger,
+      (cut) => (hurry = cut),
+    );
     await app.get(JobsService).stop();
     await app.close();
     await finished();
+    return abandoned;
   };
 
   let started = false;
@@ -65,8 +72,13 @@ export function drainOnSignals(
     }
     started = true;
     drain(signal).then(
-      () => {
-        logger.info('shut down cleanly');
+      (abandoned) => {
+        if (abandoned === undefined) logger.info('shut down cleanly');
+        else
+          logger.warn(
+            { abandoned: abandoned.count, routes: abandoned.routes },
+            `shut down after abandoning ${abandoned.count} request(s) still in flight`,
+          );
         process.exit(0);
       },
       (error: unknown) => {
@@ -79,10 +91,18 @@ export function drainOnSignals(
   process.on('SIGINT', onSignal);
 }
 
+/** Requests whose connections the drain closed before they were answered. */
+interface Abandoned {
+  count: number;
+  /** `METHOD /path` → how many. */
+  routes: Record<string, number>;
+}
+
 /**
  * Stops accepting connections but — unlike http.Server.close(), which also drops idle kept-alive connections at
  * once — leaves open connections to answer what arrives on them (with `Connection: close`, the drain plugin), and
- * closes idle ones only while no request is in flight. Resolves when the last connection is gone.
+ * closes idle ones only while no request is in flight. Resolves when the last connection is gone, with what was
+ * abandoned when SHUTDOWN_TIMEOUT_MS (or a second signal) cut requests off.
  */
 function closeServer(
   server: net.Server & { closeIdleConnections(): void; closeAllConnections(): void },
@@ -90,27 +110,33 @@ function closeServer(
   timeoutMs: number,
   logger: Logger,
   onHurry: (cut: () => void) => void,
-): Promise<void> {
+): Promise<Abandoned | undefined> {
   state.closing = true;
+  let abandoned: Abandoned | undefined;
   return new Promise((resolve) => {
-    const forceClose = (): void => {
+    const forceClose = (reason: string): void => {
+      const routes = state.openRoutes();
+      const count = Object.values(routes).reduce((sum, n) => sum + n, 0);
+      if (count > 0) {
+        abandoned = { count: (abandoned?.count ?? 0) + count, routes: { ...abandoned?.routes, ...routes } };
+        logger.warn(
+          { abandoned: count, routes },
+          `${reason}: closing the connections still open, abandoning ${count} request(s) in flight`,
+        );
+      } else {
+        logger.warn({}, `${reason}: closing the connections still open`);
+      }
       server.closeAllConnections();
     };
     const idle = setInterval(() => {
       if (state.inFlight === 0) server.closeIdleConnections();
     }, IDLE_SWEEP_MS);
-    const force = setTimeout(() => {
-      logger.warn(
-        { inFlight: state.inFlight },
-        'shutdown time-out reached: closing the connections still open',
-      );
-      forceClose();
-    }, timeoutMs);
-    onHurry(forceClose);
+    const force = setTimeout(() => forceClose('shutdown time-out reached'), timeoutMs);
+    onHurry(() => forceClose('second signal'));
     net.Server.prototype.close.call(server, () => {
       clearInterval(idle);
       clearTimeout(force);
-      resolve();
+      resolve(abandoned);
     });
   });
 }

@@ -291,6 +291,35 @@ describe('lifecycles, in camelCase (as SmartThings sends) and PascalCase (as doc
     expect(await rawTokens(app.installedAppId)).toBeUndefined();
   });
 
+  it('leaves an audit event for each install, update and uninstall, naming the SmartApp and never a token', async () => {
+    const app = newApp();
+    await send(bodies.install(app, 'audit-install-token', 'audit-install-refresh'));
+    await send(
+      bodies.update({ ...app, contactSensors: ['door-audit'] }, 'audit-update-token', 'audit-update-refresh'),
+    );
+    await send(bodies.uninstall(app));
+    const response = await admin(`/api/v1/audit-events?ResourceId=${app.installedAppId}`);
+    expect(response.statusCode).toBe(200);
+    const events = response.json().Result as Array<Record<string, unknown>>;
+    // Newest first.
+    expect(events.map((event) => event['Action'])).toEqual([
+      'webhook.uninstall',
+      'webhook.update',
+      'webhook.install',
+    ]);
+    for (const event of events)
+      expect(event).toMatchObject({
+        ActorType: 'webhook',
+        ActorId: 'fd9949ee-a3bf-4069-b4b3-3e9c1c922e29',
+        ActorName: 'SmartThings',
+        ResourceType: 'InstalledApp',
+        ResourceId: app.installedAppId,
+        Outcome: 'success',
+        Detail: { domain: DOMAIN },
+      });
+    expect(response.payload).not.toMatch(/audit-(install|update)-(token|refresh)/);
+  });
+
   it('records an app it never saw installed from its first EVENT, using the event’s token', async () => {
     const app = newApp({ lights: ['lamp-new'] });
     const response = await send(bodies.contact(app, 'event-only-token', 'open'));
@@ -697,7 +726,9 @@ describe('tokens', () => {
       .find((candidate) => candidate.name === 'webhook installed-app tokens');
     const encryption = t.app.get(EncryptionService);
     const before = await rawTokens(app.installedAppId);
-    const count = await store?.reencrypt((ciphertext) => encryption.encrypt(encryption.decrypt(ciphertext)));
+    const count = await t.dataSource.transaction((manager) =>
+      store!.reencrypt((ciphertext) => encryption.encrypt(encryption.decrypt(ciphertext)), manager),
+    );
     expect(count).toBeGreaterThanOrEqual(2);
     const after = await rawTokens(app.installedAppId);
     expect(after.auth_token).not.toBe(before.auth_token);

@@ -79,6 +79,7 @@ describe('jobs, on one database shared by two instances', () => {
       `SELECT kind, COUNT(*) AS n FROM jobs WHERE unique_key LIKE 'periodic:%' GROUP BY kind ORDER BY kind`,
     );
     expect(rows.map((row) => [row.kind, Number(row.n)])).toEqual([
+      ['audit.retention', 1],
       ['idempotency.retention', 1],
       ['replication.retention', 1],
       ['webhook.events-retention', 1],

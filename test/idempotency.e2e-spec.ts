@@ -1,6 +1,6 @@
 // Idempotency-Key (draft-ietf-httpapi-idempotency-key-header) on the creating POSTs, on the real app and database:
-// a repeat answers the first answer and creates nothing, another request under the key is 422, one still running
-// is 409; keys belong to the API key; the key's record is part of the resource's transaction; old keys go.
+// a repeat answers the first answer and creates nothing, another request under the key is 422, a concurrent one is
+// 409; keys belong to the API key; the key and its answer are part of the resource's transaction; old keys go.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LightMyRequestResponse } from 'fastify';
@@ -12,7 +12,8 @@ import { Job } from '../src/jobs/entities/job.entity.js';
 import { JobsService } from '../src/jobs/jobs.service.js';
 import { ScheduleInput } from '../src/schedules/dto/schedule.dto.js';
 import { Schedule } from '../src/schedules/entities/schedule.entity.js';
-import { SchedulesService } from '../src/schedules/schedules.service.js';
+import { SchedulesService, type WriteResult } from '../src/schedules/schedules.service.js';
+import { systemSource } from '../src/audit/audit-source.js';
 import { ScimGroupEntity } from '../src/scim/entities/scim-group.entity.js';
 import { ScimUserEntity } from '../src/scim/entities/scim-user.entity.js';
 import { scheduleBody, scheduleItem } from './factories/schedule.factory.js';
@@ -222,52 +223,86 @@ describe('Idempotency-Key', () => {
       expect(theirsAgain.json().Result.Id).toBe(theirs.json().Result.Id);
     });
 
-    it('answers 409 while the first request is in progress, and never creates a second after a lost answer', async () => {
+    it('answers a committed pending key (an earlier version lost its answer) at once, and creates nothing', async () => {
       const key = randomUUID();
       const body = scheduleBody(scheduleItem({ Name: 'lost answer' }));
       const first = await post(SCHEDULE, body, { 'idempotency-key': key });
       expect(first.statusCode).toBe(201);
       const before = await schedules();
-      // As if the process had died after the commit and before the answer: the record stays pending.
-      const where = { key };
-      await records().update(where, {
-        state: 'pending',
-        statusCode: null,
-        responseBody: null,
-        responseHeaders: null,
-      });
-      const running = await post(SCHEDULE, body, { 'idempotency-key': key });
-      expect(running.statusCode).toBe(409);
-      expect(running.json()).toMatchObject({
-        Code: 'IdempotencyKeyInUse',
-        Message: expect.stringContaining('in progress'),
-      });
-      expect(running.headers['retry-after']).toBe('1');
-      // Older than the request time-out: that request will never answer; what it created exists.
-      await records().update(where, { createdAt: new Date(Date.now() - HOUR_MS) });
-      const lost = await post(SCHEDULE, body, { 'idempotency-key': key });
+      // What the previous version left when it died between its commit and storing the answer: a record `pending`
+      // that committed, written just now (no request time-out to wait for).
+      await records().update(
+        { key },
+        {
+          state: 'pending',
+          statusCode: null,
+          responseBody: null,
+          responseHeaders: null,
+          createdAt: new Date(),
+        },
+      );
+      const started = Date.now();
+      const lost = await post(SCHEDULE, body, { 'idempotency-key': key, 'x-correlation-id': 'idem-lost' });
+      expect(Date.now() - started).toBeLessThan(5_000);
       expect(lost.statusCode).toBe(409);
-      expect(lost.json()).toMatchObject({
-        Code: 'IdempotencyKeyInUse',
+      expect(lost.json()).toEqual({
+        Succeeded: false,
         Message: expect.stringContaining('carried out'),
+        Code: 'IdempotencyKeyAnswerLost',
+        CorrelationId: 'idem-lost',
       });
+      // Waiting does not help: no Retry-After.
+      expect(lost.headers['retry-after']).toBeUndefined();
       expect(await schedules()).toBe(before);
     });
 
-    it('writes the key in the schedule’s transaction: a key taken meanwhile stores no schedule', async () => {
+    it('commits the answer in the schedule’s transaction; a key taken meanwhile stores no schedule', async () => {
       const before = await schedules();
       const id = { caller: 'env:0', route: `POST ${SCHEDULE}`, key: randomUUID() };
       const service = t.app.get(SchedulesService);
       const checked = compileDtoCached(ScheduleInput, { source: 'body' }).validate(scheduleBody());
       if (!checked.ok) throw new Error('the factory body is invalid');
       const input = checked.value;
-      await service.create(input, new IdempotentWrite(id, 'a'.repeat(64)));
-      expect(await schedules()).toBe(before + 1);
-      await expect(service.create(input, new IdempotentWrite(id, 'a'.repeat(64)))).rejects.toMatchObject({
-        code: 'IdempotencyKeyInUse',
-        status: 409,
+      const render = (result: WriteResult) => ({
+        statusCode: 201,
+        headers: { location: `/x/${result.schedule.Id}` },
+        body: { Result: result.schedule },
       });
+      const write = new IdempotentWrite(id, 'a'.repeat(64));
+      const created = await service.create(input, systemSource('test'), write.answeredBy(render));
       expect(await schedules()).toBe(before + 1);
+      // Stored by the service's own transaction: no HTTP answer (onSend) was involved.
+      const stored = await records().findOneByOrFail(id);
+      expect(stored).toMatchObject({ state: 'done', statusCode: 201, completedAt: expect.any(Date) });
+      expect(JSON.parse(stored.responseBody!)).toEqual({ Result: created.schedule });
+      expect(JSON.parse(stored.responseHeaders!)).toEqual({
+        'content-type': 'application/json; charset=utf-8',
+        location: `/x/${created.schedule.Id}`,
+      });
+      expect(write.answer?.body).toBe(stored.responseBody);
+      await expect(
+        service.create(
+          input,
+          systemSource('test'),
+          new IdempotentWrite(id, 'a'.repeat(64)).answeredBy(render),
+        ),
+      ).rejects.toMatchObject({ code: 'IdempotencyKeyInUse', status: 409 });
+      expect(await schedules()).toBe(before + 1);
+    });
+
+    it('stores neither the schedule nor the key when the answer cannot be stored', async () => {
+      const before = await schedules();
+      const id = { caller: 'env:0', route: `POST ${SCHEDULE}`, key: randomUUID() };
+      const checked = compileDtoCached(ScheduleInput, { source: 'body' }).validate(scheduleBody());
+      if (!checked.ok) throw new Error('the factory body is invalid');
+      const failing = new IdempotentWrite(id, 'b'.repeat(64)).answeredBy((): never => {
+        throw new Error('rendering failed');
+      });
+      await expect(
+        t.app.get(SchedulesService).create(checked.value, systemSource('test'), failing),
+      ).rejects.toThrow('rendering failed');
+      expect(await schedules()).toBe(before);
+      expect(await records().countBy(id)).toBe(0);
     });
   });
 
@@ -338,6 +373,39 @@ describe('Idempotency-Key', () => {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ schemas: [ERROR_SCHEMA], status: '400' });
       expect(response.json().detail).toContain('Idempotency-Key');
+    });
+
+    it('answers a user key an earlier version left pending at once, in SCIM’s schema, without Retry-After', async () => {
+      const key = randomUUID();
+      const body = scimUserBody();
+      expect((await scim(USERS, body, key)).statusCode).toBe(201);
+      await records().update(
+        { key },
+        { state: 'pending', statusCode: null, responseBody: null, responseHeaders: null },
+      );
+      const lost = await scim(USERS, body, key);
+      expect(lost.statusCode).toBe(409);
+      expect(lost.json()).toEqual({ schemas: [ERROR_SCHEMA], status: '409', detail: expect.any(String) });
+      expect(lost.json().detail).toContain('carried out');
+      expect(lost.headers['retry-after']).toBeUndefined();
+    });
+
+    it('stores a group’s answer with its members’ display names, read inside the transaction', async () => {
+      const member = await scim(USERS, scimUserBody(), quoted(randomUUID()));
+      const key = quoted(randomUUID());
+      const body = {
+        schemas: [CORE_GROUP],
+        displayName: `Members ${randomUUID()}`,
+        members: [{ value: member.json().id }],
+      };
+      const first = await scim(GROUPS, body, key);
+      expect(first.statusCode).toBe(201);
+      expect(first.json().members).toEqual([
+        expect.objectContaining({ value: member.json().id, display: expect.any(String) }),
+      ]);
+      const replay = await scim(GROUPS, body, key);
+      expect(answerOf(replay)).toEqual(answerOf(first));
+      expect(replay.headers['idempotent-replayed']).toBe('true');
     });
 
     it('leaves the key free after a 409 uniqueness (nothing was created)', async () => {

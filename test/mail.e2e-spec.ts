@@ -2,12 +2,14 @@
 // servers on 127.0.0.1 (smtp-server), with nodemailer as the service's client.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import type { LightMyRequestResponse } from 'fastify';
-import { QueryFailedError, type Repository } from 'typeorm';
+import { EntityManager, QueryFailedError, type Repository } from 'typeorm';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { EncryptionService } from '../src/crypto/encryption.service.js';
+import { cliSource } from '../src/audit/audit-source.js';
 import { rotateEncryptionKey } from '../src/crypto/key-rotation.js';
 import { SecretStoreRegistry } from '../src/crypto/secret-store.registry.js';
 import { SmtpConfiguration } from '../src/mail/entities/smtp-configuration.entity.js';
@@ -84,6 +86,17 @@ describe('mail (DESIGN §5)', () => {
     return response.json().Result as Array<Record<string, unknown>>;
   };
   const rows = (tenant: string) => t.dataSource.getRepository(SmtpConfiguration).findBy({ tenant });
+  /** The instance's key file (no ENCRYPTION_KEY in the test app: the key lives in DATA_DIR). */
+  const keyFile = () => path.join(t.config.dataDir, 'encryption.key');
+  const rotations = async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/api/v1/audit-events?Action=encryption-key.rotate',
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(response.statusCode).toBe(200);
+    return response.json().Result as Array<Record<string, unknown>>;
+  };
   const fieldsOf = (response: LightMyRequestResponse): string[] =>
     (response.json().Errors as Array<{ Field: string }>).map((error) => error.Field);
 
@@ -276,12 +289,16 @@ describe('mail (DESIGN §5)', () => {
       // Make the next ensure miss the row once, as a request racing the creator would, so its INSERT collides.
       const repository = t.app.get<Repository<SmtpConfiguration>>(getRepositoryToken(SmtpConfiguration));
       const lookup = jest.spyOn(repository, 'findOneBy').mockResolvedValueOnce(null);
-      const insert = jest.spyOn(repository, 'insert');
+      // The INSERT runs in a transaction with its audit event (src/audit/), through that transaction's manager.
+      const insert = jest.spyOn(EntityManager.prototype, 'insert');
       try {
         const response = await ensure({ ...body, Priority: 7 });
         expect(response.json()).toMatchObject({ Succeeded: true, Code: 'Updated' });
-        expect(insert).toHaveBeenCalledTimes(1);
-        await expect(insert.mock.results[0].value).rejects.toBeInstanceOf(QueryFailedError);
+        const inserts = insert.mock.calls.flatMap((call, index) =>
+          call[0] === SmtpConfiguration ? [index] : [],
+        );
+        expect(inserts).toHaveLength(1);
+        await expect(insert.mock.results[inserts[0]].value).rejects.toBeInstanceOf(QueryFailedError);
       } finally {
         lookup.mockRestore();
         insert.mockRestore();
@@ -352,7 +369,14 @@ describe('mail (DESIGN §5)', () => {
 
       // What `encryption:rotate-key` runs (the command only wraps it); nest-commander cannot load under jest.
       const lines: string[] = [];
-      await rotateEncryptionKey(t.config, stores, undefined, (line) => lines.push(line));
+      await rotateEncryptionKey(
+        t.config,
+        stores,
+        t.dataSource,
+        cliSource('encryption:rotate-key'),
+        undefined,
+        (line) => lines.push(line),
+      );
       expect(lines.join('\n')).toMatch(/mail\.smtp_configurations: re-encrypted \d+ secret/);
 
       const [after] = await rows('rotate.example');
@@ -366,6 +390,47 @@ describe('mail (DESIGN §5)', () => {
       expect(sent).toMatchObject({ Succeeded: true, Code: 'Sent' });
       expect(authServer.messages).toHaveLength(received + 1);
       expect(authServer.messages.at(-1)?.user).toBe('mailer');
+
+      // The trail says who rotated, how many secrets moved and to which key id — never a key or a secret.
+      const [event] = await rotations();
+      expect(event).toMatchObject({
+        ActorType: 'cli',
+        Action: 'encryption-key.rotate',
+        ResourceType: 'EncryptionKey',
+        Outcome: 'success',
+        Detail: { stores: expect.arrayContaining(['mail.smtp_configurations']) },
+      });
+      expect((event.Detail as { reencrypted: number }).reencrypted).toBeGreaterThanOrEqual(2);
+      const trail = JSON.stringify(event);
+      for (const secret of [GOOD_PASSWORD, 'internal-rotate', fs.readFileSync(keyFile(), 'utf8').trim()])
+        expect(trail.includes(secret)).toBe(false);
+    });
+
+    it('rotates all or nothing: a store that fails leaves every secret, the key file and the trail as they were', async () => {
+      const stores = t.app.get(SecretStoreRegistry);
+      const failing = new SecretStoreRegistry();
+      for (const store of stores.all()) failing.register(store);
+      failing.register({
+        name: 'failing',
+        reencrypt: () => Promise.reject(new Error('disk on fire')),
+      });
+      const before = await rows('rotate.example');
+      const key = fs.readFileSync(keyFile(), 'utf8');
+      const events = (await rotations()).length;
+      await expect(
+        rotateEncryptionKey(
+          t.config,
+          failing,
+          t.dataSource,
+          cliSource('encryption:rotate-key'),
+          undefined,
+          () => {},
+        ),
+      ).rejects.toThrow('disk on fire');
+      expect(await rows('rotate.example')).toEqual(before);
+      expect(fs.readFileSync(keyFile(), 'utf8')).toBe(key);
+      expect(fs.existsSync(`${keyFile()}.next`)).toBe(false);
+      expect(await rotations()).toHaveLength(events);
     });
     it('reports a stored secret it cannot decrypt, and sending fails over past that configuration', async () => {
       const context = { Domain: 'lost-key.example' };

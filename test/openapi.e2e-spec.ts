@@ -28,7 +28,39 @@ interface CheckResult {
   swaggerParser: string;
   spectral: string[];
   typescript: string[];
+  owasp?: Array<{ code: string; path: string[] }>;
 }
+
+/** Component schemas a request can carry: reachable through $ref from a request body or a parameter. */
+function requestSchemaNames(doc: Document): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === 'object')
+      for (const [key, value] of Object.entries(node)) {
+        if (key !== '$ref' || typeof value !== 'string') walk(value);
+        else if (!names.has(value.split('/').pop() ?? '')) {
+          const name = value.split('/').pop() ?? '';
+          names.add(name);
+          walk(doc.components.schemas[name]);
+        }
+      }
+  };
+  for (const item of Object.values(doc.paths))
+    for (const operation of Object.values(item)) walk([operation['requestBody'], operation['parameters']]);
+  return names;
+}
+
+/**
+ * OWASP API4 (unrestricted resource consumption) findings on request schemas (issue 33 item 2): none — every string,
+ * array and integer a request can carry states its bound (the validators' own, or the body limit for values the
+ * service takes as any JSON). Spectral also checks the `allOf` rules between properties, which state theirs too.
+ */
+const OWASP_API4_REQUEST_CEILING: Record<string, number> = {
+  'owasp:api4:2023-string-limit': 0,
+  'owasp:api4:2023-array-limit': 0,
+  'owasp:api4:2023-integer-limit': 0,
+};
 
 const CODE_BY_STATUS: Record<string, string> = {
   '400': 'ValidationFailed',
@@ -89,6 +121,41 @@ describe('OpenAPI document', () => {
     });
     expect(rejected.statusCode).toBe(400);
     expect(JSON.stringify(rejected.json())).toContain('Extra');
+  });
+
+  it('states the rules the validators enforce, generated from the same class-validator decorators (issue 33)', () => {
+    const schemas = document.components.schemas as Record<string, { properties: Record<string, Json> }>;
+    const property = (schema: string, name: string) => schemas[schema]?.properties[name];
+    const parameter = (route: string, method: string, name: string) =>
+      ((document.paths[route][method].parameters ?? []) as Json[]).find((p) => p.name === name)
+        ?.schema as Json;
+    expect(JSON.stringify(document)).not.toContain('"format":"guid"');
+    expect(parameter('/api/v1/Schedule', 'get', 'PageSize')).toMatchObject({ minimum: 1, maximum: 500 });
+    expect(parameter('/api/v1/Schedule', 'get', 'PageIndex')).toMatchObject({ minimum: 1 });
+    expect(parameter('/api/v1/Occurrence', 'get', 'ScheduleIds')).toMatchObject({
+      minItems: 1,
+      items: { type: 'string', format: 'uuid' },
+    });
+    expect(parameter('/api/v1/Schedule/ical', 'get', 'ids')).toMatchObject({
+      minItems: 1,
+      items: { format: 'uuid' },
+    });
+    expect(property('GroupedScheduleRequest', 'ScheduleIds')).toMatchObject({ items: { format: 'uuid' } });
+    expect(property('GroupedScheduleRequest', 'Key')).toMatchObject({ maxLength: 500 });
+    expect(property('ChangeSetCreatedRequest', 'CreatedAt')).toMatchObject({ format: 'date-time' });
+    expect(property('HeartbeatRequest', 'At')).toMatchObject({ format: 'date-time' });
+    expect(property('ReportRequest', 'AppliedAt')).toMatchObject({ format: 'date-time' });
+    expect(property('SendTestMessageRequest', 'To')).toMatchObject({ format: 'email' });
+    expect(property('EnsureSmtpConfigurationRequest', 'Port')).toMatchObject({ minimum: 1, maximum: 65535 });
+    expect(property('ScimGroupMemberInputDto', 'type')).toMatchObject({ enum: ['User'] });
+    expect(property('ScimPatchRequestDto', 'Operations')).toMatchObject({ minItems: 1 });
+    expect(property('ScimGroupPatchRequestDto', 'Operations')).toMatchObject({ minItems: 1 });
+    expect(parameter('/api/v1/scim/Users', 'get', 'sortBy')).toMatchObject({
+      enum: expect.arrayContaining(['userName']),
+    });
+    expect(parameter('/api/v1/scim/Groups', 'get', 'sortBy')).toMatchObject({
+      enum: expect.arrayContaining(['displayName']),
+    });
   });
 
   it("types every property (string or null is type ['string', 'null']; integers are integer)", () => {
@@ -196,7 +263,37 @@ describe('OpenAPI document', () => {
   it('passes swagger-parser, Spectral spectral:oas with zero errors and warnings, and a generated client type-checks', async () => {
     const result = await check(document);
     expect(result).toEqual({ swaggerParser: 'ok', spectral: [], typescript: [] });
-  });
+    // Three tools in a child process: ~45 s on a loaded 2-core machine.
+  }, 180_000);
+
+  it('OWASP api4 string/array/integer limit findings on request schemas do not grow (ratchet toward 0)', async () => {
+    const requestSchemas = requestSchemaNames(document);
+    const onRequest = (found: string[]) =>
+      (found[0] === 'paths' && (found[3] === 'requestBody' || found[3] === 'parameters')) ||
+      (found[0] === 'components' && found[1] === 'schemas' && requestSchemas.has(found[2] ?? ''));
+    const count = async (doc: Document) => {
+      const counts = Object.fromEntries(Object.keys(OWASP_API4_REQUEST_CEILING).map((rule) => [rule, 0]));
+      for (const finding of (await check(doc, ['owasp'])).owasp ?? [])
+        if (finding.code in counts && onRequest(finding.path))
+          counts[finding.code] = (counts[finding.code] ?? 0) + 1;
+      return counts;
+    };
+    const counts = await count(document);
+    const grown = Object.entries(OWASP_API4_REQUEST_CEILING).filter(
+      ([rule, ceiling]) => (counts[rule] ?? 0) > ceiling,
+    );
+    expect({ grown, counts }).toEqual({ grown: [], counts });
+    // The check can fail: dropping a bound the document states adds a finding.
+    const unbounded = structuredClone(document);
+    const input = unbounded.components.schemas['ScheduleInput'] as { properties: Record<string, Json> };
+    const bounded = Object.values(input.properties).find((property) => 'maxLength' in property);
+    expect(bounded).toBeDefined();
+    if (bounded) delete bounded['maxLength'];
+    expect((await count(unbounded))['owasp:api4:2023-string-limit']).toBe(
+      (counts['owasp:api4:2023-string-limit'] ?? 0) + 1,
+    );
+    // Two OWASP runs in a child process, ~50 s each at load 4 on 2 cores; over 180 s at load 20 (2026-11-29).
+  }, 420_000);
 
   it('the checks can fail: Spectral warns about an operation without a description or an undefined tag', async () => {
     const bare = structuredClone(document);

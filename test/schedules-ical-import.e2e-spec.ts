@@ -161,27 +161,44 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
-  it('apple-ical1-floating-utc-date.ics: floating (X-WR-TIMEZONE US/Pacific), UTC, IANA TZID without VTIMEZONE, all-day — once its implicit date has VALUE=DATE', async () => {
-    const text = fixture('apple-ical1-floating-utc-date.ics')
+  it('apple-ical1-floating-utc-date.ics: floating (X-WR-TIMEZONE US/Pacific), UTC, IANA TZID without VTIMEZONE, and a date without VALUE=DATE read as the all-day date it is (issue 33)', async () => {
+    const text = fixture('apple-ical1-floating-utc-date.ics');
+    // ical.js reads `DTSTART:20021028` as a date-time; the oracle gets the VALUE=DATE it means.
+    const oracle = text
       .replace('DTSTART:20021028\n', 'DTSTART;VALUE=DATE:20021028\n')
       .replace('DTEND:20021029\n', 'DTEND;VALUE=DATE:20021029\n');
-    expect(await compareWithIcalJs(text, 1)).toBe(5);
+    expect(await compareWithIcalJs(text, 1, oracle)).toBe(5);
+  });
+
+  it('zapcalendar-date-without-value-date.ics: a yearly all-day feed event written `DTSTART:20080212` (issue 33)', async () => {
+    const text = fixture('zapcalendar-date-without-value-date.ics');
+    const oracle = text
+      .replace('DTSTART:20080212\n', 'DTSTART;VALUE=DATE:20080212\n')
+      .replace('DTEND:20080213\n', 'DTEND;VALUE=DATE:20080213\n');
+    expect(await compareWithIcalJs(text, 10, oracle)).toBe(10);
+    const response = await importIcal(text);
+    expect(response.json().Result.ScheduleItems[0]).toMatchObject({
+      AllDay: true,
+      Start: '2008-02-12T00:00:00Z',
+    });
+    expect(response.json().Skipped).toEqual([]);
+  });
+
+  it('node-ical’s VALUE=DATE with a time (`DTSTART;VALUE=DATE:20110804T120000`) is that date (issue 33)', async () => {
+    const text = fixture('node-ical-value-date-with-time.ics');
+    const response = await importIcal(text);
+    expect(response.statusCode).toBe(201);
+    expect(response.json().Skipped).toEqual([]);
+    // DTEND is DTSTART's date too: a DATE event that lasts no day, a zero-length item at midnight.
+    expect(response.json().Result.ScheduleItems[0]).toMatchObject({
+      Start: '2011-08-04T00:00:00Z',
+      End: '2011-08-04T00:00:00Z',
+      AllDay: false,
+    });
   });
 
   describe('real-world files: what cannot be imported is skipped and reported', () => {
     it.each([
-      [
-        'apple-ical1-floating-utc-date.ics',
-        4,
-        [
-          {
-            Line: 36,
-            Component: 'VEVENT',
-            Uid: '5C9439B1-FF65-11D6-9973-003065F99D04',
-            Reason: expect.stringMatching(/^line 37: DTSTART: "20021028" is a date/),
-          },
-        ],
-      ],
       [
         'apple-ical1-vtodo-vjournal-vfreebusy.ics',
         3,
@@ -207,8 +224,11 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
         'Result',
         'Schedules',
         'Skipped',
+        'SkippedTotal',
+        'SkippedCounts',
         'First',
       ]);
+      expect(body.SkippedTotal).toBe(skipped.length);
       expect(body.Result.ScheduleItems).toHaveLength(count);
       expect(body.Skipped).toEqual(skipped);
       expect(body.Message).toMatch(
@@ -611,6 +631,34 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       ]);
     });
 
+    it('stores an event whose SUMMARY is over 500 characters with its Name cut, and reports the cut (issue 33)', async () => {
+      const long = 'Quarterly planning '.repeat(30); // 570 characters
+      const text = [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//EN',
+        'BEGIN:VEVENT',
+        'UID:long-summary@test',
+        `SUMMARY:${long}`,
+        'DTSTART:20260105T090000Z',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+      const response = await importIcal(text);
+      expect(response.statusCode).toBe(201);
+      const body = response.json();
+      expect(body.Result.ScheduleItems[0].Name).toBe(`${long.slice(0, 499)}…`);
+      expect(body.Skipped).toEqual([
+        {
+          Line: 6,
+          Component: 'SUMMARY',
+          Uid: 'long-summary@test',
+          Reason: expect.stringMatching(/^line 6: SUMMARY: 570 characters, .* cut to 500/),
+        },
+      ]);
+    });
+
     it('maps an engine error to the line of the property that produced it', async () => {
       const response = await importIcal(
         calendar(
@@ -819,9 +867,11 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
 
     it('takes bodies above BODY_LIMIT (1 MiB) up to its own 32 MiB, and answers 413 above', async () => {
       const event = ['BEGIN:VEVENT', 'UID:x', 'DTSTART:20260105T090000Z', 'END:VEVENT'];
-      const large = await importIcal(calendar(`X-PAD:${'x'.repeat(20 * 1024 * 1024)}`, ...event));
+      // Lines of 64 KiB: one line may be at most 1 MiB (issue 31), the body 32 MiB.
+      const pad = (mib: number) => Array<string>(mib * 16).fill(`X-PAD:${'x'.repeat(64 * 1024 - 8)}`);
+      const large = await importIcal(calendar(...pad(20), ...event));
       expect(large.statusCode).toBe(201);
-      const tooLarge = await importIcal(calendar(`X-PAD:${'x'.repeat(33 * 1024 * 1024)}`, ...event));
+      const tooLarge = await importIcal(calendar(...pad(33), ...event));
       expect(tooLarge.statusCode).toBe(413);
       expect(tooLarge.json()).toMatchObject({ Code: 'PayloadTooLarge' });
     });

@@ -160,11 +160,14 @@ describe('schedules', () => {
           scheduleItem({
             Recurrence: { Pattern: 'FREQ=DAILY', EndCount: 3, EndTime: '2026-02-01T00:00:00Z' },
           }),
+          // An offset is not a zone on any runtime (Node 24's ICU would take it; time-zone.ts refuses it).
+          scheduleItem({ StartTimeZone: '+05:00' }),
         ),
       );
       expect(response.statusCode).toBe(400);
       const fields = response.json().Errors.map((error: { Field: string }) => error.Field);
       expect(fields).toContain('ScheduleItems[1].StartTimeZone');
+      expect(fields).toContain('ScheduleItems[4].StartTimeZone');
       expect(fields).toContain('ScheduleItems[2].Recurrence.Pattern');
       expect(fields.some((field: string) => field.startsWith('ScheduleItems[3].Recurrence.'))).toBe(true);
       const after = (

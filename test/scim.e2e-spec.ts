@@ -914,13 +914,20 @@ describe('SCIM users', () => {
       for (const role of returned) expect(declared).toEqual(expect.arrayContaining(Object.keys(role)));
       expect(Object.keys(returned[0] ?? {}).sort()).toEqual(declared);
       expect(returned[1]).toMatchObject({ Id: 'b', value: 'b', DisplayName: 'B', display: 'B' });
-      // Id and DisplayName are written (stored as value and display), so not readOnly.
-      for (const name of ['Id', 'DisplayName']) {
-        const sub = user.attributes
+      // One writable name per role field (issue 33 item 5): Id and DisplayName mirror value and display, readOnly.
+      const mutabilities = Object.fromEntries(
+        user.attributes
           .find((attribute: { name: string }) => attribute.name === 'roles')
-          .subAttributes.find((candidate: { name: string }) => candidate.name === name);
-        expect({ name, mutability: sub.mutability }).toEqual({ name, mutability: 'readWrite' });
-      }
+          .subAttributes.map((sub: { name: string; mutability: string }) => [sub.name, sub.mutability]),
+      );
+      expect(mutabilities).toEqual({
+        value: 'readWrite',
+        display: 'readWrite',
+        type: 'readWrite',
+        primary: 'readWrite',
+        Id: 'readOnly',
+        DisplayName: 'readOnly',
+      });
       // The enterprise manager as RFC 7643 §4.3 defines it: value, $ref, and a readOnly displayName.
       const enterprise = (await scim.get(`/Schemas/${ENTERPRISE_USER}`)).json();
       const manager = enterprise.attributes.find(
@@ -941,6 +948,76 @@ describe('SCIM users', () => {
       expect(managed.statusCode).toBe(201);
       expect(managed.json()[ENTERPRISE_USER]).toEqual({ manager: { value: 'boss', $ref: '../Users/boss' } });
       expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
+    });
+
+    it('a client filling every sub-attribute of roles /Schemas lists with distinct values succeeds (issue 33)', async () => {
+      // A schema-driven client (as the peer SCIM suites are) writes every writable sub-attribute; one that ignores
+      // mutability writes readOnly ones too. Either way value/display are taken and Id/DisplayName mirror them.
+      const roles = (await scim.get(`/Schemas/${CORE_USER}`))
+        .json()
+        .attributes.find((attribute: { name: string }) => attribute.name === 'roles');
+      const subs = roles.subAttributes as Array<{ name: string; type: string; mutability: string }>;
+      const fill = (tag: string, all: boolean) =>
+        Object.fromEntries(
+          subs
+            .filter((sub) => all || sub.mutability === 'readWrite')
+            .map((sub) => [sub.name, sub.type === 'boolean' ? true : `${tag}-${sub.name}`]),
+        );
+      const expected = (tag: string) => ({
+        value: `${tag}-value`,
+        display: `${tag}-display`,
+        Id: `${tag}-value`,
+        DisplayName: `${tag}-display`,
+        type: `${tag}-type`,
+        primary: true,
+      });
+      for (const all of [false, true]) {
+        const created = await scim.post('/Users', scimUserBody({ roles: [fill('post', all)] }));
+        expect(created.statusCode).toBe(201);
+        expect(created.json().roles).toEqual([expected('post')]);
+        const id = created.json().id as string;
+        const replaced = await scim.put(`/Users/${id}`, scimUserBody({ roles: [fill('put', all)] }));
+        expect(replaced.statusCode).toBe(200);
+        expect(replaced.json().roles).toEqual([expected('put')]);
+        const patched = await scim.patch(
+          `/Users/${id}`,
+          patchBody({ op: 'replace', path: 'roles', value: [fill('patch', all)] }),
+        );
+        expect(patched.statusCode).toBe(200);
+        expect(patched.json().roles).toEqual([expected('patch')]);
+        expect((await scim.get(`/Users/${id}`)).json().roles).toEqual([expected('patch')]);
+      }
+    });
+
+    it("accepts Entra's documented manager PATCH: a one-element list of {value}", async () => {
+      const user = await createUser();
+      const manager = await createUser();
+      const patched = await scim.patch(
+        `/Users/${user.id}`,
+        patchBody({ op: 'Replace', path: `${ENTERPRISE_USER}:manager`, value: [{ value: manager.id }] }),
+      );
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json()[ENTERPRISE_USER]).toEqual({ manager: { value: manager.id } });
+      const listed = await scim.get(filterQuery(`manager eq "${manager.id}"`));
+      expect(listed.json().Resources.map((found: { id: string }) => found.id)).toEqual([user.id]);
+      const cleared = await scim.patch(
+        `/Users/${user.id}`,
+        patchBody({ op: 'Replace', path: `${ENTERPRISE_USER}:manager`, value: [] }),
+      );
+      expect(cleared.statusCode).toBe(200);
+      expect(cleared.json()[ENTERPRISE_USER]).toBeUndefined();
+      expectScimError(
+        await scim.patch(
+          `/Users/${user.id}`,
+          patchBody({
+            op: 'Replace',
+            path: `${ENTERPRISE_USER}:manager`,
+            value: [{ value: 'a' }, { value: 'b' }],
+          }),
+        ),
+        400,
+        'invalidValue',
+      );
     });
 
     it('finds a user by an upper-case id', async () => {

@@ -1,12 +1,15 @@
 // The scope matrix (issue 14): every operation of the OpenAPI document × every kind of caller — a key of each
-// scope, no key, a revoked key, and a key bound to another tenant — answers as its scope decision says: the
-// callers it admits get past authentication (any status but 401/403), the others get 401 or 403. The decisions are
-// written out below, independently of the code: an operation the document gains without a line here fails the
-// suite, so a new route cannot ship without someone deciding who may call it.
+// scope, no key, a revoked key, a key bound to another tenant; an access token (issue 32) from a real OpenID
+// provider on loopback of each scope, each in one provider's claim form, one bound to another tenant, one without the
+// tenant claim, one without the scope prefix, an expired one — answers as its scope decision says: the callers it
+// admits get past authentication (any status but 401/403), the others get 401 or 403. The decisions are written out
+// below, independently of the code: an operation the document gains without a line here fails the suite, so a new
+// route cannot ship without someone deciding who may call it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { SCOPES, type Scope } from '../src/auth/scopes.js';
+import { TestIssuer, TEST_AUDIENCE } from './support/oidc-issuer.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -34,6 +37,7 @@ const DECISIONS: Record<string, Scope | 'public-by-default' | 'signed'> = {
   Webhook_HomeProvider: 'signed',
   Webhook_ListInstalledApps: 'admin',
   Webhook_ListDeviceEvents: 'admin',
+  Audit_GetEvents: 'admin',
   Scim_CreateUser: 'users',
   Scim_ListUsers: 'users',
   Scim_SearchUsers: 'users',
@@ -74,14 +78,37 @@ interface Operation {
   mediaType: string | undefined;
 }
 
-type Caller = { name: string; key: string | undefined; admits: (decision: string) => boolean };
+type Caller = {
+  name: string;
+  key: string | undefined;
+  admits: (decision: string) => boolean;
+  /** Not authenticated at all (401) rather than refused the operation (403). */
+  unauthenticated?: boolean;
+};
 
+/** Each provider's way of granting a scope (docs/security.md), taken in turn by the scopes' tokens. */
+const TOKEN_GRANTS: Array<(scope: string) => Record<string, unknown>> = [
+  (scope) => ({ scp: `openid ${scope}` }), // Entra ID delegated, Keycloak
+  (scope) => ({ roles: [scope] }), // Entra ID app roles
+  (scope) => ({ scp: [scope] }), // Okta
+  (scope) => ({ scope }), // RFC 9068, Auth0
+];
+
+let issuer: TestIssuer;
 let t: TestApp;
 let operations: Operation[];
 const callers: Caller[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
+  issuer = await new TestIssuer().start();
+  t = await startTestApp({
+    env: {
+      OIDC_ISSUER: issuer.url,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_SCOPE_PREFIX: 'platform.',
+      OIDC_TENANT_CLAIM: 'tenants',
+    },
+  });
   const keys = t.app.get(ApiKeysService);
   for (const scope of SCOPES) {
     const { key } = await keys.create(`matrix ${scope}`, [scope]);
@@ -93,13 +120,47 @@ beforeAll(async () => {
   }
   const revoked = await keys.create('matrix revoked', [...SCOPES]);
   await keys.revoke(revoked.record.id);
+  const nobody = (decision: string) => decision === 'public-by-default';
   callers.push(
-    { name: 'no key', key: undefined, admits: (decision) => decision === 'public-by-default' },
-    { name: 'a revoked key', key: revoked.key, admits: (decision) => decision === 'public-by-default' },
+    { name: 'no key', key: undefined, admits: nobody, unauthenticated: true },
+    // A key or token that is sent must be valid, also on operation 1 (issue 33): a revoked key is admitted nowhere.
+    { name: 'a revoked key', key: revoked.key, admits: () => false, unauthenticated: true },
     {
       name: 'an all-scopes key bound to another tenant',
       key: (await keys.create('matrix other tenant', [...SCOPES], ['other-team'])).key,
-      admits: (decision) => decision === 'public-by-default',
+      admits: nobody,
+    },
+  );
+  for (const [index, scope] of SCOPES.entries()) {
+    const grant = TOKEN_GRANTS[index % TOKEN_GRANTS.length];
+    callers.push({
+      name: `a "${scope}" token (${Object.keys(grant(scope)).join()})`,
+      key: await issuer.sign({ ...grant(`platform.${scope}`), tenants: '*' }),
+      admits: (decision) => decision === scope || scope === 'admin' || decision === 'public-by-default',
+    });
+  }
+  const allScopes = SCOPES.map((scope) => `platform.${scope}`).join(' ');
+  callers.push(
+    {
+      name: 'an all-scopes token bound to another tenant',
+      key: await issuer.sign({ scope: allScopes, tenants: ['other-team'] }),
+      admits: nobody,
+    },
+    {
+      name: 'an all-scopes token without the tenant claim',
+      key: await issuer.sign({ scope: allScopes }),
+      admits: nobody,
+    },
+    {
+      name: 'a token with the scopes but not the prefix',
+      key: await issuer.sign({ scope: SCOPES.join(' '), tenants: '*' }),
+      admits: nobody,
+    },
+    {
+      name: 'an expired all-scopes token',
+      key: await issuer.sign({ scope: allScopes, tenants: '*' }, { expiresIn: -300 }),
+      admits: () => false,
+      unauthenticated: true,
     },
   );
   const document = (await t.request({ method: 'GET', url: '/docs-json' })).json<{
@@ -116,7 +177,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await t.close();
+  await t?.close();
+  await issuer?.close();
 });
 
 function urlOf(path: string): string {
@@ -155,12 +217,33 @@ describe('the scope matrix, from the OpenAPI document', () => {
           if (status === 401 || status === 403 || status >= 500)
             wrong.push(`${outcome}, expected to be admitted`);
         } else {
-          const expected = caller.key === undefined || caller.name === 'a revoked key' ? 401 : 403;
+          const expected = caller.unauthenticated === true ? 401 : 403;
           if (status !== expected) wrong.push(`${outcome}, expected ${expected}`);
         }
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('names the missing scope in WWW-Authenticate (RFC 6750 §3.1), as the credential carries it', async () => {
+    const keyOf = (name: string) => callers.find((caller) => caller.name.startsWith(name))?.key ?? '';
+    const ask = (url: string, name: string) =>
+      t.request({ method: 'GET', url, headers: { authorization: `Bearer ${keyOf(name)}` } });
+    const byToken = await ask('/api/v1/Schedule', 'a "mail" token');
+    expect(byToken.statusCode).toBe(403);
+    expect(byToken.headers['www-authenticate']).toBe(
+      'Bearer error="insufficient_scope", scope="platform.schedules"',
+    );
+    const byKey = await ask('/api/v1/mail/smtpConfigurations', 'a "schedules" key');
+    expect(byKey.statusCode).toBe(403);
+    expect(byKey.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="mail"');
+    // Refused for its tenant, not for a scope: no challenge.
+    const otherTenant = await ask(
+      '/api/v1/mail/smtpConfigurations',
+      'an all-scopes key bound to another tenant',
+    );
+    expect(otherTenant.statusCode).toBe(403);
+    expect(otherTenant.headers['www-authenticate']).toBeUndefined();
   });
 
   it('closes operation 1 to callers without the "schedules" scope when PUBLIC_OCCURRENCES=false', async () => {

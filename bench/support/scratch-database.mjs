@@ -23,11 +23,13 @@ export function builtService(distDir = 'dist') {
   return dist;
 }
 
-/** @returns {Promise<{ dataDir: string, databaseUrl: string, drop: () => Promise<void> }>} */
-export async function scratchDatabase(benchName) {
+/**
+ * `configured` (default DATABASE_URL) names the PostgreSQL server and the base name; anything else means SQLite.
+ * @returns {Promise<{ dataDir: string, databaseUrl: string, drop: () => Promise<void> }>}
+ */
+export async function scratchDatabase(benchName, configured = process.env.DATABASE_URL) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `${benchName}-bench-`));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const configured = process.env.DATABASE_URL;
   if (!configured || !/^postgres(ql)?:\/\//i.test(configured)) {
     return {
       dataDir,

@@ -7,19 +7,26 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
-import { IsNull, type Repository } from 'typeorm';
+import { IsNull, type EntityManager, type Repository } from 'typeorm';
+import { systemSource, type AuditSource } from '../audit/audit-source.js';
+import { writeAuditEvent, type AuditEntry } from '../audit/audit-trail.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/tokens.js';
 import { PgListener } from '../database/pg-listener.js';
 import { ApiKey } from './entities/api-key.entity.js';
 import type { Scope } from './scopes.js';
 
+/** The caller, whichever way it came in: a stored API key, an API_KEYS key, or an access token (issue 32). */
 export interface Principal {
+  /** The key's id, `env:<first 16 hex of its SHA-256>` for API_KEYS, `token:<issuer>#<sub or client id>` for a token: the rate-limit bucket. */
   keyId: string;
   name: string;
   scopes: readonly Scope[];
   /** The tenants a tenant-bound key may act for; undefined = every tenant. */
   domains?: readonly string[];
+  kind?: 'api-key' | 'env-key' | 'token';
+  /** Who a token speaks for (kind 'token'). */
+  token?: { issuer: string; subject?: string; clientId?: string; azp?: string };
 }
 
 export interface CreatedApiKey {
@@ -40,7 +47,7 @@ export function hashKey(key: string): string {
 
 @Injectable()
 export class ApiKeysService implements OnModuleDestroy {
-  private readonly envKeyHashes: Buffer[];
+  private readonly envKeys: Array<{ hash: Buffer; principal: Principal }>;
   private readonly cache = new Map<string, { principal: Principal | undefined; expires: number }>();
   private listener: PgListener | undefined;
 
@@ -49,7 +56,10 @@ export class ApiKeysService implements OnModuleDestroy {
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     @Inject(ROOT_LOGGER) private readonly logger: Logger,
   ) {
-    this.envKeyHashes = config.apiKeys.map((key) => Buffer.from(hashKey(key), 'hex'));
+    this.envKeys = config.apiKeys.map((key, index) => {
+      const hash = hashKey(key);
+      return { hash: Buffer.from(hash, 'hex'), principal: envKeyPrincipal(hash, index) };
+    });
   }
 
   /** The service (not the CLI) listens for revocations made by any process on the database. */
@@ -71,8 +81,8 @@ export class ApiKeysService implements OnModuleDestroy {
   async verify(token: string): Promise<Principal | undefined> {
     const hash = hashKey(token);
     const hashBytes = Buffer.from(hash, 'hex');
-    const envIndex = this.envKeyHashes.findIndex((candidate) => timingSafeEqual(candidate, hashBytes));
-    if (envIndex >= 0) return { keyId: `env:${envIndex}`, name: `API_KEYS[${envIndex}]`, scopes: ['admin'] };
+    const envKey = this.envKeys.find((candidate) => timingSafeEqual(candidate.hash, hashBytes));
+    if (envKey !== undefined) return envKey.principal;
 
     const now = Date.now();
     const cached = this.cache.get(hash);
@@ -84,9 +94,18 @@ export class ApiKeysService implements OnModuleDestroy {
     return principal;
   }
 
-  async create(name: string, scopes: readonly Scope[], domains?: readonly string[]): Promise<CreatedApiKey> {
+  /** `by`: who creates it, for the audit trail (the CLI passes its operator; otherwise the service itself). */
+  async create(
+    name: string,
+    scopes: readonly Scope[],
+    domains?: readonly string[],
+    by: AuditSource = systemSource('api-keys'),
+  ): Promise<CreatedApiKey> {
     const created = newKey(name, scopes, domains);
-    await this.keys.insert(created.record);
+    await this.keys.manager.transaction(async (manager) => {
+      await manager.insert(ApiKey, created.record);
+      await writeAuditEvent(manager, keyChange(by, 'create', created.record));
+    });
     return created;
   }
 
@@ -95,7 +114,7 @@ export class ApiKeysService implements OnModuleDestroy {
   }
 
   /** Revokes by id or by the displayed prefix; returns the revoked key, or undefined when none matched. */
-  async revoke(idOrPrefix: string): Promise<ApiKey | undefined> {
+  async revoke(idOrPrefix: string, by: AuditSource = systemSource('api-keys')): Promise<ApiKey | undefined> {
     const matches = (await this.keys.find({ where: { revokedAt: IsNull() } })).filter(
       (key) => key.id === idOrPrefix || key.keyPrefix === idOrPrefix,
     );
@@ -105,6 +124,7 @@ export class ApiKeysService implements OnModuleDestroy {
     key.revokedAt = new Date();
     await this.keys.manager.transaction(async (manager) => {
       await manager.update(ApiKey, { id: key.id }, { revokedAt: key.revokedAt });
+      await writeAuditEvent(manager, keyChange(by, 'revoke', key));
       // Delivered to every listening instance when the transaction commits.
       if (this.config.database.type === 'postgres') {
         await manager.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, key.id]);
@@ -122,10 +142,24 @@ export class ApiKeysService implements OnModuleDestroy {
 export async function createBootstrapKeyIfNeeded(
   keys: Repository<ApiKey>,
   config: Pick<AppConfig, 'apiKeys'>,
+  /**
+   * Gives the key to its reader before the transaction storing its hash commits: if that fails (a full disk),
+   * nothing is stored and the next start makes another key; if the commit fails, the next start makes another
+   * key and hands that over. Never a stored key whose value nobody got.
+   */
+  handOver: (key: string) => void = () => undefined,
 ): Promise<CreatedApiKey | undefined> {
   if (config.apiKeys.length > 0 || (await keys.count()) > 0) return undefined;
   const { key, record } = newKey('bootstrap-admin', ['admin']);
-  await keys.insert(record);
+  const store = async (manager: EntityManager): Promise<void> => {
+    await manager.insert(ApiKey, record);
+    await writeAuditEvent(manager, keyChange(systemSource('bootstrap'), 'create', record));
+    handOver(key);
+  };
+  // On SQLite the migration lock is a BEGIN IMMEDIATE on this runner, which TypeORM does not see: the key joins
+  // that transaction (SQLite cannot nest one). PostgreSQL's lock is advisory, outside any transaction.
+  if (keys.manager.connection.options.type === 'better-sqlite3') await store(keys.manager);
+  else await keys.manager.transaction(store);
   return { key, record };
 }
 
@@ -144,11 +178,37 @@ function newKey(name: string, scopes: readonly Scope[], domains?: readonly strin
   return { key, record };
 }
 
+/**
+ * A key from API_KEYS is identified by its own hash, not its place in the list: replacing the key at a position
+ * must not hand the new key the old one's Idempotency-Key answers or rate-limit budget. 16 hex digits (64 bits)
+ * of the SHA-256 cannot be turned back into the 256-bit key, so the id may be logged; the name shows the position.
+ */
+export function envKeyPrincipal(hash: string, index: number): Principal {
+  return {
+    keyId: `env:${hash.slice(0, 16)}`,
+    name: `API_KEYS[${index}]`,
+    scopes: ['admin'],
+    kind: 'env-key',
+  };
+}
+
+/** The key's id, name, scopes and tenants: never the key, its hash or its prefix. */
+function keyChange(by: AuditSource, verb: 'create' | 'revoke', record: ApiKey): AuditEntry {
+  return {
+    by,
+    action: `api-key.${verb}`,
+    resourceType: 'ApiKey',
+    resourceId: record.id,
+    detail: { name: record.name, scopes: record.scopes.split(','), domains: record.domains },
+  };
+}
+
 function toPrincipal(record: ApiKey): Principal {
   return {
     keyId: record.id,
     name: record.name,
     scopes: record.scopes.split(',') as Scope[],
+    kind: 'api-key',
     ...(record.domains === null ? {} : { domains: record.domains.split(',') }),
   };
 }

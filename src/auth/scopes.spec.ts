@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { routeConfigOf } from '../http/route-config.js';
-import { RouteLimits, routeLimitsOf } from '../http/route-limits.js';
+import { routeConfigOf } from '../route-config/route-config.js';
+import { RouteLimits, routeLimitsOf } from '../route-config/route-limits.js';
 import { accessRuleOf, parseScopes, Public, RequireScope } from './scopes.js';
 
 type Method = (...args: never[]) => unknown;

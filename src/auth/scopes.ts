@@ -1,8 +1,8 @@
 // Who may call a route, declared with one decorator on the route or its controller (a route's own wins). The rule
-// lives in the route's Fastify config (http/route-config.ts), where the auth plugin (http/plugins/auth.plugin.ts) turns it into the route's
+// lives in the route's Fastify config (route-config/route-config.ts), where the auth plugin (http/plugins/auth.plugin.ts) turns it into the route's
 // authentication hook when the route is added: public routes get no hook at all.
 import type { AppConfig } from '../config/config.js';
-import { mergeRouteConfig, routeConfigOf, routeHandlersOf } from '../http/route-config.js';
+import { mergeRouteConfig, routeConfigOf, routeHandlersOf } from '../route-config/route-config.js';
 
 export const SCOPES = ['schedules', 'users', 'mail', 'replication', 'migrations', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,4 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { cliSource } from '../audit/audit-source.js';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { parseScopes, SCOPES, type Scope } from '../auth/scopes.js';
 import { parseDomains } from '../auth/tenant.js';
@@ -19,7 +20,12 @@ export class ApiKeyCreateCommand extends CommandRunner {
   }
 
   async run(_args: string[], options: CreateOptions): Promise<void> {
-    const { key, record } = await this.keys.create(options.name, options.scopes, options.domains);
+    const { key, record } = await this.keys.create(
+      options.name,
+      options.scopes,
+      options.domains,
+      cliSource('api-key:create'),
+    );
     const tenants = record.domains === null ? 'every tenant' : `tenants ${record.domains}`;
     console.log(`Created API key ${record.id} "${record.name}" with scopes ${record.scopes} for ${tenants}.`);
     console.log('Store it now; it is not shown again:');
@@ -81,7 +87,7 @@ export class ApiKeyRevokeCommand extends CommandRunner {
   }
 
   async run([idOrPrefix]: string[]): Promise<void> {
-    const revoked = await this.keys.revoke(idOrPrefix);
+    const revoked = await this.keys.revoke(idOrPrefix, cliSource('api-key:revoke'));
     if (!revoked) {
       console.error(`No active API key matches "${idOrPrefix}".`);
       process.exitCode = 1;

@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import { AREAS } from '../config/config.js';
 import type { CoreOptions } from '../core/core.module.js';
+import { AuditListCommand } from './audit.commands.js';
 import { ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './api-key.commands.js';
+import { DbBackupCommand, DbCopyCommand, DbRestoreCommand, DbVerifyCommand } from './db.commands.js';
 import { EncryptionRotateKeyCommand } from './encryption.commands.js';
 import { JobsListCommand, JobsRetryCommand } from './job.commands.js';
 import { MigrationRevertCommand, MigrationRunCommand, MigrationStatusCommand } from './migration.commands.js';
@@ -27,6 +29,11 @@ export class CliModule {
         EncryptionRotateKeyCommand,
         JobsListCommand,
         JobsRetryCommand,
+        DbCopyCommand,
+        DbVerifyCommand,
+        DbBackupCommand,
+        DbRestoreCommand,
+        AuditListCommand,
       ],
     };
   }

@@ -1,5 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { DataSource } from 'typeorm';
+import { cliSource } from '../audit/audit-source.js';
 import { APP_CONFIG, parseEncryptionKey, type AppConfig } from '../config/config.js';
 import { rotateEncryptionKey } from '../crypto/key-rotation.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
@@ -18,12 +20,21 @@ export class EncryptionRotateKeyCommand extends CommandRunner {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly stores: SecretStoreRegistry,
+    private readonly dataSource: DataSource,
   ) {
     super();
   }
 
   async run(_args: string[], options: RotateOptions): Promise<void> {
-    await rotateEncryptionKey(this.config, this.stores, options.newKey, (line) => console.log(line));
+    // Every store and the audit event in one transaction (key-rotation.ts).
+    await rotateEncryptionKey(
+      this.config,
+      this.stores,
+      this.dataSource,
+      cliSource('encryption:rotate-key'),
+      options.newKey,
+      (line) => console.log(line),
+    );
   }
 
   @Option({

@@ -7,10 +7,40 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 /** Work between two turns of the event loop: leaves room for a garbage collection pause within ~20 ms. */
 export const DEFAULT_SLICE_MS = 8;
 
+/** What bounds a whole stepped computation (issue 31), checked at each turn it gives the event loop. */
+export interface WorkLimits {
+  /** Milliseconds of its own turns after which the work stops with WorkBudgetExceeded. */
+  readonly workBudgetMs?: number;
+  /** True once nobody waits for the result (the request was answered by its time-out, or its client left). */
+  readonly cancelled?: () => boolean;
+}
+
+export class WorkBudgetExceeded extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the work passed its budget of ${budgetMs} ms`);
+  }
+}
+
+/** The work was stopped because nobody waits for it any more; nothing of it is kept. */
+export class WorkCancelled extends Error {
+  constructor() {
+    super('the request was answered or abandoned; its work stopped');
+  }
+}
+
 export class TimeSlicer {
   private began = performance.now();
+  private worked = 0;
 
-  constructor(private readonly budgetMs = DEFAULT_SLICE_MS) {}
+  constructor(
+    private readonly budgetMs = DEFAULT_SLICE_MS,
+    private readonly limits: WorkLimits = {},
+  ) {}
+
+  /** Milliseconds of turns this slicer's work has had so far. */
+  get workedMs(): number {
+    return this.worked + performance.now() - this.began;
+  }
 
   /** True once the budget since the last turn is spent. */
   get due(): boolean {
@@ -22,10 +52,14 @@ export class TimeSlicer {
     if (this.due) await this.yield();
   }
 
-  /** Gives the event loop a turn now. */
+  /** Gives the event loop a turn now; throws once the work passed its budget or was cancelled. */
   async yield(): Promise<void> {
+    this.worked += performance.now() - this.began;
+    const budget = this.limits.workBudgetMs;
+    if (budget !== undefined && this.worked > budget) throw new WorkBudgetExceeded(budget);
     await yieldToEventLoop();
     this.began = performance.now();
+    if (this.limits.cancelled?.() === true) throw new WorkCancelled();
   }
 }
 

@@ -107,3 +107,59 @@ describe('loadConfig', () => {
     expect(() => load({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });
 });
+
+describe('loadConfig: access tokens (OIDC_*)', () => {
+  const issuer = 'https://login.example.com/tenant/v2.0';
+
+  it('is off without OIDC_ISSUER, and refuses other OIDC_* settings then', () => {
+    expect(load({}).oidc).toBeUndefined();
+    expect(() => load({ OIDC_AUDIENCE: 'api://x' })).toThrow('OIDC_AUDIENCE is set but OIDC_ISSUER is not');
+  });
+
+  it('reads the issuer, audiences, prefix, tenant claim and timings, with defaults', () => {
+    expect(load({ OIDC_ISSUER: `${issuer}/`, OIDC_AUDIENCE: 'api://a, b' }).oidc).toEqual({
+      issuer: `${issuer}/`,
+      discoveryUrl: `${issuer}/.well-known/openid-configuration`,
+      audiences: ['api://a', 'b'],
+      scopePrefix: '',
+      tenantClaim: undefined,
+      clockToleranceSeconds: 30,
+      jwksMinRefreshSeconds: 10,
+    });
+    expect(
+      load({
+        OIDC_ISSUER: 'http://127.0.0.1:8080/realms/platform',
+        OIDC_AUDIENCE: 'platform-api',
+        OIDC_SCOPE_PREFIX: 'platform.',
+        OIDC_TENANT_CLAIM: 'platform_tenants',
+        OIDC_CLOCK_TOLERANCE_SECONDS: '5',
+        OIDC_JWKS_MIN_REFRESH_SECONDS: '60',
+      }).oidc,
+    ).toMatchObject({
+      scopePrefix: 'platform.',
+      tenantClaim: 'platform_tenants',
+      clockToleranceSeconds: 5,
+      jwksMinRefreshSeconds: 60,
+    });
+  });
+
+  it.each([
+    [{ OIDC_ISSUER: issuer }, 'OIDC_AUDIENCE is required'],
+    [{ OIDC_ISSUER: 'http://idp.example.com', OIDC_AUDIENCE: 'a' }, 'OIDC_ISSUER must be an https URL'],
+    [{ OIDC_ISSUER: 'not a url', OIDC_AUDIENCE: 'a' }, 'OIDC_ISSUER must be an https URL'],
+    [{ OIDC_ISSUER: `${issuer}?x=1`, OIDC_AUDIENCE: 'a' }, 'OIDC_ISSUER must have no query'],
+    [
+      { OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'a', OIDC_TENANT_CLAIM: 'a b' },
+      'OIDC_TENANT_CLAIM must be a claim',
+    ],
+    [{ OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'a', OIDC_CLOCK_TOLERANCE_SECONDS: '301' }, 'between 0 and 300'],
+    [{ OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'a', OIDC_JWKS_MIN_REFRESH_SECONDS: '0' }, 'between 1 and 3600'],
+    [
+      { OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'a', API_KEYS: 'aaaaaaaaaa.bbbbbbbbbb.cccc' },
+      'API_KEYS holds a key shaped',
+    ],
+  ])('stops the start on %j', (env, message) => {
+    expect(() => load(env)).toThrow(ConfigError);
+    expect(() => load(env)).toThrow(message);
+  });
+});

@@ -1,6 +1,7 @@
 // Environment → one typed, frozen configuration object, validated once at start (DESIGN §2).
 // A bad value stops the start with one line naming the variable (ConfigError.message).
 import path from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from '../database/database-url.js';
 import { EgressPolicy } from '../egress/egress-policy.js';
 
 /** The areas this build serves; MODULES may name any of them (each area's issue adds its name here). */
@@ -58,7 +59,25 @@ export interface AppConfig {
   overloadEventLoopDelayMs: number;
   /** Background jobs (src/jobs/): how long a claimed job stays with its instance without a heartbeat. */
   jobs: { leaseMs: number; pollMs: number };
-  retention: { replicationDays: number; webhookEventDays: number };
+  retention: { replicationDays: number; webhookEventDays: number; auditDays: number };
+  /** Access tokens (JWT) from the organisation's OpenID provider beside API keys (src/auth/access-tokens.service.ts). */
+  oidc: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  /** OIDC_ISSUER exactly as the tokens' `iss` carries it (a trailing slash is kept: Auth0 sends one). */
+  issuer: string;
+  /** `<issuer without trailing slash>/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4). */
+  discoveryUrl: string;
+  /** OIDC_AUDIENCE: a token's `aud` must name one of these. */
+  audiences: readonly string[];
+  /** OIDC_SCOPE_PREFIX: only claim values starting with it name the service's scopes ('' = the bare names). */
+  scopePrefix: string;
+  /** OIDC_TENANT_CLAIM: the claim listing the tenants a token may act for; undefined = every tenant. */
+  tenantClaim: string | undefined;
+  clockToleranceSeconds: number;
+  /** The signing keys are fetched again at most this often (an unknown `kid`, a failed fetch). */
+  jwksMinRefreshSeconds: number;
 }
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'database' } | { kind: 'redis'; url: string };
@@ -142,23 +161,12 @@ export function parseEncryptionKey(raw: string, variable: string): Buffer {
 
 function database(env: Env, dataDir: string): DatabaseConfig {
   const raw = text(env, 'DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'platform.sqlite')}`;
-  if (/^postgres(ql)?:\/\//i.test(raw)) {
-    try {
-      new URL(raw);
-    } catch {
-      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
-    }
-    return { type: 'postgres', url: raw };
+  try {
+    return parseDatabaseUrl(raw);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new ConfigError('DATABASE_URL', error.problem);
+    throw error;
   }
-  if (raw.toLowerCase().startsWith('sqlite:')) {
-    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path or :memory:');
-    return { type: 'sqlite', database: file === ':memory:' ? ':memory:' : path.resolve(file) };
-  }
-  throw new ConfigError(
-    'DATABASE_URL',
-    `must start with sqlite: or postgres://, got "${raw.split(':')[0]}:…"`,
-  );
 }
 
 function list(env: Env, name: string): string[] {
@@ -204,6 +212,67 @@ function rateLimitStore(env: Env, db: DatabaseConfig): RateLimitStore {
     return { kind: 'redis', url: raw };
   }
   throw new ConfigError('RATE_LIMIT_STORE', `must be memory, database or a redis:// URL, got "${raw}"`);
+}
+
+/** A bearer of this shape is read as a JWT when OIDC_ISSUER is set: three base64url parts joined by dots. */
+export function looksLikeJwt(token: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/.test(token);
+}
+
+const OIDC_SETTINGS = [
+  'OIDC_AUDIENCE',
+  'OIDC_SCOPE_PREFIX',
+  'OIDC_TENANT_CLAIM',
+  'OIDC_CLOCK_TOLERANCE_SECONDS',
+  'OIDC_JWKS_MIN_REFRESH_SECONDS',
+] as const;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The issuer is trusted with every caller's identity: https, except on loopback (a development provider). */
+function oidcIssuer(raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError('OIDC_ISSUER', `must be an https URL, got "${raw}"`);
+  }
+  const loopback = parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
+  if (parsed.protocol !== 'https:' && !loopback)
+    throw new ConfigError('OIDC_ISSUER', `must be an https URL (http only on loopback), got "${raw}"`);
+  if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '')
+    throw new ConfigError('OIDC_ISSUER', 'must have no query, fragment or credentials');
+  return raw;
+}
+
+function oidc(env: Env, apiKeys: readonly string[]): OidcConfig | undefined {
+  const raw = text(env, 'OIDC_ISSUER');
+  if (raw === undefined) {
+    const stray = OIDC_SETTINGS.find((name) => text(env, name) !== undefined);
+    if (stray !== undefined) throw new ConfigError(stray, 'is set but OIDC_ISSUER is not');
+    return undefined;
+  }
+  const issuer = oidcIssuer(raw);
+  const audiences = list(env, 'OIDC_AUDIENCE');
+  if (audiences.length === 0)
+    throw new ConfigError('OIDC_AUDIENCE', 'is required with OIDC_ISSUER (the audience your tokens name)');
+  if (apiKeys.some(looksLikeJwt))
+    throw new ConfigError(
+      'API_KEYS',
+      'holds a key shaped like a JWT (a.b.c), which OIDC_ISSUER reads as a token',
+    );
+  const tenantClaim = text(env, 'OIDC_TENANT_CLAIM');
+  if (tenantClaim !== undefined && !/^[A-Za-z0-9_:./-]{1,200}$/.test(tenantClaim))
+    throw new ConfigError('OIDC_TENANT_CLAIM', `must be a claim name, got "${tenantClaim}"`);
+  return {
+    issuer,
+    discoveryUrl: `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    audiences,
+    scopePrefix: text(env, 'OIDC_SCOPE_PREFIX') ?? '',
+    tenantClaim,
+    clockToleranceSeconds: integer(env, 'OIDC_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+    jwksMinRefreshSeconds: integer(env, 'OIDC_JWKS_MIN_REFRESH_SECONDS', 10, 1, 3600),
+  };
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -285,7 +354,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     retention: {
       replicationDays: integer(env, 'REPLICATION_RETENTION_DAYS', 30, 1, 36_500),
       webhookEventDays: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', 30, 1, 36_500),
+      auditDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
     },
+    oidc: oidc(env, apiKeys),
   };
   return deepFreeze(config);
 }

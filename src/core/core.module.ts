@@ -5,13 +5,14 @@ import { APP_FILTER, APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { AuditModule } from '../audit/audit.module.js';
 import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
+import { AccessTokensService } from '../auth/access-tokens.service.js';
 import { ApiKeysService } from '../auth/api-keys.service.js';
 import { ApiKey } from '../auth/entities/api-key.entity.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EncryptionService, loadKeyRing } from '../crypto/encryption.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
-import { dataSourceOptions } from '../database/data-source.js';
 import { DatabaseHealth, watchDatabase } from '../database/database-health.js';
 import { registerEntities } from '../database/entity-registry.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
@@ -19,8 +20,8 @@ import { HealthController } from '../health/health.controller.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { IdempotencyKeyRecord } from '../http/entities/idempotency-key.entity.js';
 import { IdempotencyStore } from '../http/idempotency-store.js';
-import { MetricsService } from '../http/metrics.service.js';
-import { RateLimiter } from '../http/rate-limiter.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { Job, RateLimitRow } from '../jobs/entities/job.entity.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { DtoValidationPipe } from '../validation/validation.pipe.js';
@@ -48,10 +49,12 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(config),
+          // The options of the data source already opened (data-source.ts), not a second set made from config.
+          useFactory: () => dataSource.options,
           dataSourceFactory: () => Promise.resolve(dataSource),
         }),
         TypeOrmModule.forFeature([ApiKey, IdempotencyKeyRecord]),
+        AuditModule,
       ],
       controllers: [HealthController],
       providers: [
@@ -63,6 +66,7 @@ export class CoreModule {
         },
         SecretStoreRegistry,
         ApiKeysService,
+        AccessTokensService,
         RateLimiter,
         MetricsService,
         JobsService,

@@ -43,8 +43,9 @@ export function loadKeyRing(
     // processes starting together cannot both create (and disagree about) the key, and neither can read the
     // other's file half-written (with a plain 'wx' write it was briefly empty: seen as a failed start).
     const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    fs.writeFileSync(draft, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
     try {
+      // On a full disk the write fails with ENOSPC after creating the draft: removed below, the start is deferred.
+      fs.writeFileSync(draft, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
       fs.linkSync(draft, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -127,7 +128,7 @@ export class EncryptionService {
  * Key-file rotation: the new key is written beside the old one first, every store is re-encrypted, and only then
  * does the new key replace the old (which stays as `.previous` for values written meanwhile).
  */
-export function stageNewKeyFile(ring: KeyRing, newKey: Buffer): { commit(): void } {
+export function stageNewKeyFile(ring: KeyRing, newKey: Buffer): { commit(): void; discard(): void } {
   if (!ring.file)
     throw new EncryptionError('The key comes from ENCRYPTION_KEY: rotate by setting a new key (see README)');
   const file = ring.file;
@@ -138,6 +139,10 @@ export function stageNewKeyFile(ring: KeyRing, newKey: Buffer): { commit(): void
       fs.copyFileSync(file, `${file}.previous`);
       fs.chmodSync(`${file}.previous`, 0o600);
       fs.renameSync(staged, file);
+    },
+    /** After a failed rotation: the key file stays as it was. */
+    discard() {
+      fs.rmSync(staged, { force: true });
     },
   };
 }

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 
 /**
  * Areas that keep encrypted secrets register a store here (in onModuleInit), so `encryption:rotate-key` can
- * re-encrypt all of them. `reencrypt` maps every stored ciphertext through `rewrite` in one transaction and
- * returns how many values it rewrote.
+ * re-encrypt all of them. `reencrypt` maps every stored ciphertext through `rewrite` in the rotation's transaction
+ * (`manager`: every store and the audit event commit together) and returns how many values it rewrote.
  */
 export interface SecretStore {
   name: string;
-  reencrypt(rewrite: (ciphertext: string) => string): Promise<number>;
+  reencrypt(rewrite: (ciphertext: string) => string, manager: EntityManager): Promise<number>;
 }
 
 @Injectable()

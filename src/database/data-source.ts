@@ -1,10 +1,12 @@
-// The single DataSource definition used by the app, the maintenance CLI and the TypeORM CLI (ormconfig.ts).
+// The one factory that opens a database: the service (create-app.ts), the maintenance CLI, the TypeORM CLI
+// (ormconfig.ts) and db:copy/db:backup (which open a second database from a URL) all come through here.
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
+import { parseDatabaseUrl } from './database-url.js';
 import { registeredEntities } from './entity-registry.js';
 import { pgTypes } from './pg-timestamptz.js';
 import { resolvePortableColumns, type Dialect } from './portable-columns.js';
@@ -77,9 +79,32 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
   };
 }
 
-export function createDataSource(config: Pick<AppConfig, 'database'>): DataSource {
+export interface OpenOptions {
+  /** Only these migrations (oldest first) are known, e.g. the prefix a restored older backup was written by. */
+  migrations?: DataSourceOptions['migrations'];
+}
+
+export function createDataSource(config: Pick<AppConfig, 'database'>, options: OpenOptions = {}): DataSource {
   resolvePortableColumns(dialectOf(config.database));
-  const dataSource = new DataSource(dataSourceOptions(config));
+  const dataSource = new DataSource({
+    ...dataSourceOptions(config),
+    ...(options.migrations ? { migrations: options.migrations } : {}),
+  });
   ownSqliteConnection(dataSource);
+  return dataSource;
+}
+
+/**
+ * A database named by a URL in DATABASE_URL's form, initialised. Open two of different engines one after the
+ * other, never concurrently: the portable column types are resolved for the engine right before its entity
+ * metadata is built (portable-columns.ts).
+ */
+export async function openDatabase(
+  database: string | DatabaseConfig,
+  options: OpenOptions = {},
+): Promise<DataSource> {
+  const config = { database: typeof database === 'string' ? parseDatabaseUrl(database) : database };
+  const dataSource = createDataSource(config, options);
+  await dataSource.initialize();
   return dataSource;
 }

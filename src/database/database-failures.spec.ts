@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { classifyDatabaseError } from './database-failures.js';
 
 const withCode = (code: string, message = 'driver error') => Object.assign(new Error(message), { code });
@@ -11,8 +15,8 @@ describe('classifyDatabaseError', () => {
     ['SQLITE_IOERR', 'unavailable'],
     ['SQLITE_IOERR_WRITE', 'unavailable'],
     ['SQLITE_IOERR_FSYNC', 'unavailable'],
-    ['SQLITE_BUSY', 'unavailable'],
-    ['SQLITE_BUSY_SNAPSHOT', 'unavailable'],
+    ['SQLITE_BUSY', 'busy'],
+    ['SQLITE_BUSY_SNAPSHOT', 'busy'],
     ['SQLITE_READONLY', 'unavailable'],
     ['SQLITE_READONLY_DBMOVED', 'unavailable'],
     ['SQLITE_CANTOPEN', 'unavailable'],
@@ -21,8 +25,10 @@ describe('classifyDatabaseError', () => {
     ['57P03', 'unavailable'], // cannot_connect_now
     ['08006', 'unavailable'], // connection_failure
     ['53300', 'unavailable'], // too_many_connections
-    ['55P03', 'unavailable'], // lock_not_available
-    ['40P01', 'unavailable'], // deadlock_detected
+    ['55P03', 'busy'], // lock_not_available
+    ['40P01', 'busy'], // deadlock_detected
+    ['40001', 'busy'], // serialization_failure
+    ['SQLITE_LOCKED', 'busy'],
     ['ECONNREFUSED', 'unavailable'],
     ['ECONNRESET', 'unavailable'],
   ])('%s is %s', (code, kind) => {
@@ -56,6 +62,8 @@ describe('classifyDatabaseError', () => {
 
   it('takes a PostgreSQL query runner released under a transaction (its connection died) as unavailable', () => {
     expect(classifyDatabaseError(new QueryRunnerAlreadyReleasedError())).toBe('unavailable');
+    // EntityManager.query on that runner (the audit trail's INSERT) names its provider instead.
+    expect(classifyDatabaseError(new QueryRunnerProviderAlreadyReleasedError())).toBe('unavailable');
   });
 
   it('finds a refused connection inside an AggregateError (a host with several addresses)', () => {

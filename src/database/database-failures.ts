@@ -3,19 +3,25 @@
 // better-sqlite3's extended result codes (https://sqlite.org/rescode.html), PostgreSQL's SQLSTATE (Appendix A of
 // its manual) and Node's socket errors from pg.
 
-export type DatabaseFailure = 'storage-full' | 'unavailable';
+/**
+ * `busy`: the database is up but another write held the lock this statement needed past the wait limit (SQLite's
+ * busy timeout or this process's turn, PostgreSQL's lock_timeout, a deadlock or serialisation conflict) — the
+ * request failed, the database did not; the answer says so rather than "unreachable".
+ */
+export type DatabaseFailure = 'storage-full' | 'unavailable' | 'busy';
 
 /** SQLite result codes (primary; extended codes such as SQLITE_IOERR_WRITE share the prefix). */
 const SQLITE_UNAVAILABLE = [
   'SQLITE_IOERR', // an I/O error: a failing or vanished disk
-  'SQLITE_BUSY', // another process held the write lock past the busy timeout
-  'SQLITE_LOCKED',
   'SQLITE_READONLY', // a read-only file or file system
   'SQLITE_CANTOPEN',
   'SQLITE_NOMEM',
   'SQLITE_PROTOCOL',
   'SQLITE_TRANSACTION_LOST', // sqlite-transactions.ts: SQLite ended the transaction after such an error
 ];
+
+/** SQLite: another connection (or, in this process, another transaction) held the write lock past the limit. */
+const SQLITE_BUSY = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
 
 /** SQLSTATE classes and codes PostgreSQL uses for conditions that pass. */
 const PG_UNAVAILABLE_CLASSES = ['08', '57', '58']; // connection exception, operator intervention, system error
@@ -24,11 +30,13 @@ const PG_UNAVAILABLE_CODES = new Set([
   '53200', // out_of_memory
   '53300', // too_many_connections
   '53400', // configuration_limit_exceeded
+  '25006', // read_only_sql_transaction (a standby after a fail-over)
+  '3D000', // invalid_catalog_name (the database is not there yet, e.g. during a restore)
+]);
+const PG_BUSY_CODES = new Set([
   '55P03', // lock_not_available (lock_timeout)
   '40001', // serialization_failure
   '40P01', // deadlock_detected
-  '25006', // read_only_sql_transaction (a standby after a fail-over)
-  '3D000', // invalid_catalog_name (the database is not there yet, e.g. during a restore)
 ]);
 
 /** Node's socket and resolver errors on the way to the server. */
@@ -55,9 +63,13 @@ const PG_CONNECTION_MESSAGES = [
 
 /**
  * TypeORM releases a PostgreSQL query runner whose connection died (its `error` event), so the transaction's next
- * statement fails with this instead of the network error.
+ * statement fails with one of these instead of the network error: the query builder's path names the runner, and
+ * `EntityManager.query` (the audit trail's INSERT) the runner's provider.
  */
-const LOST_CONNECTION_NAMES = new Set(['QueryRunnerAlreadyReleasedError']);
+const LOST_CONNECTION_NAMES = new Set([
+  'QueryRunnerAlreadyReleasedError',
+  'QueryRunnerProviderAlreadyReleasedError',
+]);
 
 interface ErrorLike {
   name?: unknown;
@@ -79,9 +91,11 @@ function classify(error: unknown, depth: number): DatabaseFailure | undefined {
   const code = typeof candidate.code === 'string' ? candidate.code : undefined;
   if (code !== undefined) {
     if (code === 'SQLITE_FULL' || code === '53100') return 'storage-full';
+    if (SQLITE_BUSY.some((prefix) => code === prefix || code.startsWith(`${prefix}_`))) return 'busy';
     if (SQLITE_UNAVAILABLE.some((prefix) => code === prefix || code.startsWith(`${prefix}_`)))
       return 'unavailable';
     if (/^[0-9A-Z]{5}$/.test(code)) {
+      if (PG_BUSY_CODES.has(code)) return 'busy';
       if (PG_UNAVAILABLE_CODES.has(code) || PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))
         return 'unavailable';
     }

@@ -19,7 +19,11 @@ interface Outage {
 export class DatabaseHealth {
   private unreachable: Outage | undefined;
   private full: Outage | undefined;
-  private readonly failures: Record<DatabaseFailure, number> = { 'storage-full': 0, unavailable: 0 };
+  private readonly failures: Record<DatabaseFailure, number> = {
+    'storage-full': 0,
+    unavailable: 0,
+    busy: 0,
+  };
   private readonly seen = new WeakSet<object>();
 
   constructor(private readonly logger: Logger) {}
@@ -52,6 +56,8 @@ export class DatabaseHealth {
       this.seen.add(error);
     }
     this.failures[kind] += 1;
+    // A lock wait that ran out is this request's lot, not the database's state: counted, no outage opened.
+    if (kind === 'busy') return kind;
     const reason = error instanceof Error ? error.message : String(error);
     if (kind === 'storage-full') {
       if (this.full === undefined) {

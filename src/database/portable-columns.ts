@@ -4,19 +4,22 @@ import {
   Column,
   getMetadataArgsStorage,
   PrimaryColumn,
+  PrimaryGeneratedColumn,
   type ColumnOptions,
   type ColumnType,
   type PrimaryColumnOptions,
 } from 'typeorm';
 
 export type Dialect = 'sqlite' | 'postgres';
-type PortableKind = 'instant' | 'uuid' | 'json' | 'codePointText';
+type PortableKind = 'instant' | 'uuid' | 'json' | 'codePointText' | 'identity';
 
 const TYPES: Record<PortableKind, Record<Dialect, ColumnType>> = {
   instant: { sqlite: 'datetime', postgres: 'timestamptz' },
   uuid: { sqlite: 'varchar', postgres: 'uuid' },
   json: { sqlite: 'simple-json', postgres: 'jsonb' },
   codePointText: { sqlite: 'varchar', postgres: 'varchar' },
+  // SQLite's INTEGER PRIMARY KEY is a 64-bit rowid; PostgreSQL needs bigint for the same range.
+  identity: { sqlite: 'integer', postgres: 'bigint' },
 };
 
 /**
@@ -46,6 +49,13 @@ export const JsonColumn = (options: ColumnOptions = {}): PropertyDecorator => po
 export const CodePointTextColumn = (options: ColumnOptions = {}): PropertyDecorator =>
   portable('codePointText', options);
 
+/** An auto-incremented 64-bit primary key on both engines (PostgreSQL answers it as text). */
+export const IdentityPrimaryColumn = (): PropertyDecorator => (target, propertyName) => {
+  PrimaryGeneratedColumn({ type: 'integer' })(target, propertyName);
+  const args = getMetadataArgsStorage().columns.at(-1);
+  if (args) PORTABLE.set(args.options, 'identity');
+};
+
 /** Must run before a DataSource initialises (it reads column options then). */
 export function resolvePortableColumns(dialect: Dialect): void {
   for (const column of getMetadataArgsStorage().columns) {
@@ -61,4 +71,17 @@ export function resolvePortableColumns(dialect: Dialect): void {
 export function columnType(kind: PortableKind, dialect: Dialect): string {
   const type = TYPES[kind][dialect];
   return type === 'simple-json' ? 'text' : String(type);
+}
+
+/** `table.column` of every JSON column of the registered entities (text on SQLite, jsonb on PostgreSQL). */
+export function jsonColumns(): Set<string> {
+  const storage = getMetadataArgsStorage();
+  const names = new Set<string>();
+  for (const column of storage.columns) {
+    if (PORTABLE.get(column.options) !== 'json') continue;
+    const table = storage.tables.find((candidate) => candidate.target === column.target);
+    if (typeof table?.name === 'string')
+      names.add(`${table.name}.${column.options.name ?? column.propertyName}`);
+  }
+  return names;
 }

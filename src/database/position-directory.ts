@@ -92,7 +92,7 @@ export class PositionDirectory {
 
 /**
  * PostgreSQL: the keys of `table` at list positions 0, step, 2·step, … and the order generation of its stats row
- * (`stats`, id 1), in one statement (one snapshot, so they agree). An index-only scan of every row: ~30 ms for
+ * (`stats`: a table or derived table, row id 1), in one statement (one snapshot, so they agree). An index-only scan of every row: ~30 ms for
  * 100,000, run in the background. `table` and `stats` are the caller's constants, never input.
  */
 export async function loadPositionKeys(
@@ -102,7 +102,7 @@ export async function loadPositionKeys(
   step: number,
 ): Promise<DirectoryRows> {
   const rows = await dataSource.query<Array<{ generation: string | null; created: string; id: string }>>(
-    `SELECT (SELECT order_generation::text FROM ${stats} WHERE id = 1) AS generation,
+    `SELECT (SELECT s.order_generation::text FROM ${stats} s WHERE s.id = 1) AS generation,
             created_at::text AS created, id::text AS id
        FROM (SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
                FROM ${table}) numbered

@@ -4,31 +4,50 @@
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
- * A row written in the same transaction as the work, so both are stored or neither is: a creating POST's
- * `Idempotency-Key` record (src/http/idempotency.ts). Written before the work: a concurrent request with the
- * same key then waits on (and fails at) the record's primary key, not on the resource's own unique indexes.
+ * Rows written in the same transaction as the work, so all are stored or none is: a creating POST's
+ * `Idempotency-Key` record and its answer (src/http/idempotency.ts). Claimed before the work, so a concurrent
+ * request with the same key waits on (and fails at) the record's primary key, not on the resource's own unique
+ * indexes; completed after it, from the work's result, so the answer commits with what it describes.
  */
-export interface TransactionalRecord {
-  writeIn(manager: EntityManager): Promise<void>;
+export interface TransactionalRecord<T> {
+  claimIn(manager: EntityManager): Promise<void>;
+  completeIn(manager: EntityManager, result: T): Promise<void>;
 }
 
-export interface TransactionOptions {
-  /** Written first, inside the transaction; when it throws, the transaction is rolled back. */
-  record?: TransactionalRecord;
+export interface TransactionOptions<T> {
+  /** Claimed first and completed last, inside the transaction; when either throws, all is rolled back. */
+  record?: TransactionalRecord<T>;
 }
 
 export function inTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
-  options: TransactionOptions = {},
+  options: TransactionOptions<NoInfer<T>> = {},
 ): Promise<T> {
   const record = options.record;
   const run =
     record === undefined
       ? work
       : async (manager: EntityManager): Promise<T> => {
-          await record.writeIn(manager);
-          return work(manager);
+          await record.claimIn(manager);
+          const result = await work(manager);
+          await record.completeIn(manager, result);
+          return result;
         };
   return dataSource.transaction(run);
+}
+
+/**
+ * The record completed from what a service makes of the work's result (its own result type), computed inside the
+ * transaction; `map` may read through the transaction's manager.
+ */
+export function mapRecord<A, B>(
+  record: TransactionalRecord<B> | undefined,
+  map: (result: A, manager: EntityManager) => B | Promise<B>,
+): TransactionalRecord<A> | undefined {
+  if (record === undefined) return undefined;
+  return {
+    claimIn: (manager) => record.claimIn(manager),
+    completeIn: async (manager, result) => record.completeIn(manager, await map(result, manager)),
+  };
 }

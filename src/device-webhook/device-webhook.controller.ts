@@ -11,12 +11,13 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/scopes.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
-import { RouteLimits } from '../http/route-limits.js';
+import { RouteLimits } from '../route-config/route-limits.js';
 import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { DeviceWebhookService } from './device-webhook.service.js';
 import { DeviceWebhookBody } from './dto/webhook-body.dto.js';
 import { replyMediaType } from './smartapp/accept.js';
+import { DOMAIN_PARAM } from './webhook-domain.js';
 import { WebhookReplays } from './webhook-replays.js';
 import { WebhookSignatureGuard, type SignedWebhookRequest } from './webhook-signature.guard.js';
 
@@ -44,9 +45,11 @@ export class DeviceWebhookController {
       'documented). Replies: PING {pingData:{challenge}}, CONFIRMATION {targetUrl}, CONFIGURATION ' +
       '{configurationData:{initialize|page}}, INSTALL {installData:{}}, UPDATE {updateData:{}}, EVENT ' +
       '{eventData:{}}, OAUTH_CALLBACK {oAuthCallbackData:{}}, UNINSTALL {uninstallData:{}}; application/json ' +
-      'when Accept admits it, else application/octet-stream with the same bytes.',
+      'when Accept admits it, else application/octet-stream with the same bytes. Sent as the example shows ' +
+      '(without a signature, as Swagger UI sends it) a signed lifecycle is answered 401 Unauthorized; only ' +
+      'SmartThings can sign one.',
   })
-  @ApiParam({ name: 'domain', example: 'acme', description: 'The tenant the installation belongs to.' })
+  @ApiParam(DOMAIN_PARAM)
   @ApiBody({ type: DeviceWebhookBody })
   @ApiProduces('application/json', 'application/octet-stream')
   @ApiOkResponse({

@@ -4,6 +4,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { writeAuditEvent, type AuditEntry } from '../audit/audit-trail.js';
 import { inTransaction } from '../database/transaction.js';
 import { PlatformError, type FieldError } from '../errors/api-error.js';
 import type { RequestContext } from '../logging/request-context.js';
@@ -22,7 +23,7 @@ import { initializeReply, pageReply } from './smartapp/smartapp-definition.js';
 import { SmartThingsOutbound } from './smartthings-outbound.service.js';
 import { normaliseDomain } from './webhook-domain.js';
 import { Counter } from 'prom-client';
-import { MetricsService } from '../http/metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 
 export type LifecycleReply = Record<string, unknown>;
 
@@ -115,7 +116,7 @@ export class DeviceWebhookService {
         );
         return { oAuthCallbackData: {} };
       case 'UNINSTALL':
-        await this.uninstall(domain, body, log);
+        await this.uninstall(domain, body, log, ctx);
         return { uninstallData: {} };
     }
   }
@@ -156,6 +157,10 @@ export class DeviceWebhookService {
         manager,
       );
       const plan = subscriptionPlan(ref.installedAppId, row.config);
+      await writeAuditEvent(
+        manager,
+        webhookChange(ctx, appId, lifecycle === 'INSTALL' ? 'install' : 'update', ref),
+      );
       return this.outbound.enqueue(ref, plan, lifecycle, ctx.correlationId, manager);
     });
     log.info({ domain, installedAppId: ref.installedAppId, lifecycle }, `SmartApp ${lifecycle} stored`);
@@ -204,15 +209,45 @@ export class DeviceWebhookService {
     await this.outbound.run(jobId, ref, 'EVENT', log);
   }
 
-  private async uninstall(domain: string, body: DeviceWebhookBody, log: Logger): Promise<void> {
+  private async uninstall(
+    domain: string,
+    body: DeviceWebhookBody,
+    log: Logger,
+    ctx: RequestContext,
+  ): Promise<void> {
     const installedApp = requiredApp(body.UninstallData?.InstalledApp, 'UninstallData.InstalledApp');
     const ref: AppRef = { domain, installedAppId: installedApp.InstalledAppId };
     const removed = await inTransaction(this.dataSource, async (manager) => {
       await this.outbound.cancel(ref, manager);
-      return this.store.remove(ref, manager);
+      const gone = await this.store.remove(ref, manager);
+      await writeAuditEvent(manager, webhookChange(ctx, body.AppId, 'uninstall', ref));
+      return gone;
     });
     log.info({ domain, installedAppId: ref.installedAppId, removed }, 'SmartApp UNINSTALL');
   }
+}
+
+/**
+ * An installation change, made by SmartThings on the user's behalf (the request's HTTP signature proved the sender):
+ * the actor is the SmartApp's app id. The auth token in the same body is never recorded.
+ */
+function webhookChange(
+  ctx: RequestContext,
+  appId: string | null | undefined,
+  verb: 'install' | 'update' | 'uninstall',
+  ref: AppRef,
+): AuditEntry {
+  return {
+    by: {
+      actor: { type: 'webhook', id: appId ?? null, name: 'SmartThings', issuer: null },
+      correlationId: ctx.correlationId,
+      clientAddress: null,
+    },
+    action: `webhook.${verb}`,
+    resourceType: 'InstalledApp',
+    resourceId: ref.installedAppId,
+    detail: { domain: ref.domain },
+  };
 }
 
 /** The fresh events (not seen before) the automation acts on, in delivery order. */

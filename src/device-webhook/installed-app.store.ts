@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { DataSource, In, LessThan, type EntityManager, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EncryptionService } from '../crypto/encryption.service.js';
-import { inTransaction } from '../database/transaction.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { SecretStoreRegistry } from '../crypto/secret-store.registry.js';
 import { WebhookDeviceEvent, type StoredEventPayload } from './entities/webhook-device-event.entity.js';
@@ -68,7 +67,7 @@ export class InstalledAppStore implements OnModuleInit {
   onModuleInit(): void {
     this.secretStores.register({
       name: 'webhook installed-app tokens',
-      reencrypt: (rewrite) => this.reencrypt(rewrite),
+      reencrypt: (rewrite, manager) => this.reencrypt(rewrite, manager),
     });
     // Retention: one instance of the fleet at a time deletes events older than WEBHOOK_EVENT_RETENTION_DAYS.
     this.jobs.register({
@@ -283,21 +282,19 @@ export class InstalledAppStore implements OnModuleInit {
     });
   }
 
-  /** Key rotation (encryption:rotate-key): every stored token, in one transaction. */
-  private reencrypt(rewrite: (ciphertext: string) => string): Promise<number> {
-    return inTransaction(this.dataSource, async (manager) => {
-      const rows = await manager.find(WebhookInstalledApp);
-      let count = 0;
-      for (const row of rows) {
-        const set: Partial<WebhookInstalledApp> = {};
-        if (row.authToken !== null) set.authToken = rewrite(row.authToken);
-        if (row.refreshToken !== null) set.refreshToken = rewrite(row.refreshToken);
-        const changed = Object.keys(set).length;
-        if (changed === 0) continue;
-        await manager.update(WebhookInstalledApp, { id: row.id }, set);
-        count += changed;
-      }
-      return count;
-    });
+  /** Key rotation (encryption:rotate-key): every stored token, in the rotation's transaction. */
+  private async reencrypt(rewrite: (ciphertext: string) => string, manager: EntityManager): Promise<number> {
+    const rows = await manager.find(WebhookInstalledApp);
+    let count = 0;
+    for (const row of rows) {
+      const set: Partial<WebhookInstalledApp> = {};
+      if (row.authToken !== null) set.authToken = rewrite(row.authToken);
+      if (row.refreshToken !== null) set.refreshToken = rewrite(row.refreshToken);
+      const changed = Object.keys(set).length;
+      if (changed === 0) continue;
+      await manager.update(WebhookInstalledApp, { id: row.id }, set);
+      count += changed;
+    }
+    return count;
   }
 }

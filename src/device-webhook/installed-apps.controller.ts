@@ -1,12 +1,19 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { NamesTenant, RequireScope } from '../auth/scopes.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
 import { WebhookError } from './device-webhook.errors.js';
 import { DeviceEventsQuery, DeviceEventsResponse, InstalledAppsResponse } from './dto/installed-apps.dto.js';
 import { InstalledAppStore } from './installed-app.store.js';
 import { installedAppView, receivedEventView } from './installed-apps.views.js';
-import { normaliseDomain } from './webhook-domain.js';
+import { DOMAIN_PARAM, normaliseDomain } from './webhook-domain.js';
 
 @ApiTags('Webhook')
 @ApiBearerAuth()
@@ -22,6 +29,7 @@ export class InstalledAppsController {
     operationId: 'Webhook_ListInstalledApps',
     summary: "The domain's installed apps (config, permissions; never the tokens)",
   })
+  @ApiParam(DOMAIN_PARAM)
   @ApiOkResponse({ type: InstalledAppsResponse })
   async list(@Param('domain') domainParam: string): Promise<InstalledAppsResponse> {
     const rows = await this.store.list(normaliseDomain(domainParam));
@@ -32,7 +40,14 @@ export class InstalledAppsController {
   @ApiOperation({
     operationId: 'Webhook_ListDeviceEvents',
     summary: 'Events an installed app received, newest first (each event id once)',
-    description: 'Unknown installed app: 404 InstalledAppNotFound.',
+    description:
+      "Unknown installed app: 404 InstalledAppNotFound. Installed apps are made by SmartThings' signed INSTALL " +
+      'lifecycle, so on an instance SmartThings never called every id is answered 404 InstalledAppNotFound.',
+  })
+  @ApiParam(DOMAIN_PARAM)
+  @ApiParam({
+    name: 'installedAppId',
+    description: "SmartThings' id of the installation (see the list above).",
   })
   @ApiOkResponse({ type: DeviceEventsResponse })
   @ApiNotFoundResponse({ description: 'InstalledAppNotFound', type: ErrorEnvelopeDto })

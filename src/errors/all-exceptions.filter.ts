@@ -38,6 +38,12 @@ const DATABASE_FAILURES: Record<DatabaseFailure, { code: PlatformErrorCode; mess
     message:
       'The database is unavailable (unreachable, restarting or overloaded); nothing was stored. Retry after the time given in Retry-After.',
   },
+  // The same code (the set of codes is the contract's), a message that says what happened.
+  busy: {
+    code: PlatformErrorCode.DatabaseUnavailable,
+    message:
+      'The database is busy with another write and this request waited past its limit for it; nothing was stored. Retry after the time given in Retry-After.',
+  },
 };
 
 interface StatusCarrier {
@@ -67,6 +73,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     AllExceptionsFilter.renderers.push(renderer);
   }
 
+  /** The body an area renders for this error (SCIM's error on SCIM paths), or undefined for the envelope. */
+  static render(request: FastifyRequest, status: number, envelope: ErrorEnvelope): ReturnType<ErrorRenderer> {
+    return AllExceptionsFilter.renderers
+      .map((render) => render(request, status, envelope))
+      .find((result) => result !== undefined);
+  }
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly logger: Logger,
@@ -79,10 +92,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const { status, envelope } = this.toEnvelope(exception, request);
-    const rendered = AllExceptionsFilter.renderers
-      .map((render) => render(request, status, envelope))
-      .find((result) => result !== undefined);
-    if (status === 401) reply.header('WWW-Authenticate', 'Bearer');
+    const rendered = AllExceptionsFilter.render(request, status, envelope);
+    if (status === 401 && !reply.hasHeader('www-authenticate')) reply.header('WWW-Authenticate', 'Bearer');
     const retryAfter = RETRY_AFTER_SECONDS.get(envelope.Code ?? '');
     if (retryAfter !== undefined && !reply.hasHeader('retry-after'))
       reply.header('Retry-After', String(retryAfter));
@@ -186,7 +197,9 @@ function messageFor(code: PlatformErrorCode, exception: unknown, request: Fastif
     case PlatformErrorCode.StorageFull:
     case PlatformErrorCode.IdempotencyKeyMismatch:
     case PlatformErrorCode.IdempotencyKeyInUse:
+    case PlatformErrorCode.IdempotencyKeyAnswerLost:
     case PlatformErrorCode.Overloaded:
+    case PlatformErrorCode.RequestHeaderFieldsTooLarge:
       return exception instanceof Error ? exception.message : code;
   }
 }

@@ -39,10 +39,14 @@ export enum PlatformErrorCode {
   StorageFull = 'StorageFull',
   /** An Idempotency-Key already used with another request (method, route, query or body). */
   IdempotencyKeyMismatch = 'IdempotencyKeyMismatch',
-  /** An Idempotency-Key whose first request is still in progress (or was carried out but its answer was lost). */
+  /** An Idempotency-Key another request was being carried out under: retry after Retry-After to get its answer. */
   IdempotencyKeyInUse = 'IdempotencyKeyInUse',
+  /** An Idempotency-Key whose request an earlier version carried out without keeping its answer (decideKey). */
+  IdempotencyKeyAnswerLost = 'IdempotencyKeyAnswerLost',
   /** The instance sheds load (event loop overloaded, OVERLOAD_EVENT_LOOP_DELAY_MS): retry after Retry-After. */
   Overloaded = 'Overloaded',
+  /** The request line and headers are larger than the server reads (answered by the HTTP layer itself). */
+  RequestHeaderFieldsTooLarge = 'RequestHeaderFieldsTooLarge',
 }
 
 export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
@@ -61,7 +65,9 @@ export const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
   [PlatformErrorCode.StorageFull]: 507,
   [PlatformErrorCode.IdempotencyKeyMismatch]: 422,
   [PlatformErrorCode.IdempotencyKeyInUse]: 409,
+  [PlatformErrorCode.IdempotencyKeyAnswerLost]: 409,
   [PlatformErrorCode.Overloaded]: 503,
+  [PlatformErrorCode.RequestHeaderFieldsTooLarge]: 431,
 };
 
 /** Retry-After (seconds) on answers a client should retry; a 429 sets its own from the rate limiter. */

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -8,12 +6,10 @@ import { DataSource } from 'typeorm';
 import { Public, RequireScope } from '../auth/scopes.js';
 import { DatabaseHealth } from '../database/database-health.js';
 import { portableQuery } from '../database/portable-sql.js';
+import { sqliteHasRoom, sqliteWritable } from '../database/storage-room.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
-import { MetricsService } from '../http/metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { ShutdownState } from './shutdown-state.js';
-
-/** Free space below which a SQLite instance that ran out of storage stays unready. */
-const SQLITE_ROOM_BYTES = 1024 * 1024;
 
 /** A durable one-row write (the rate-limit table exists on both engines; the key is never a client's bucket). */
 const STORAGE_PROBE_KEY = 'platform:storage-probe';
@@ -52,12 +48,12 @@ export class HealthController {
     metrics.registry.registerMetric(
       new Counter({
         name: 'platform_database_failures_total',
-        help: 'Statements that failed for the database, not the request (kind: unavailable, storage-full)',
+        help: 'Statements that failed for the database, not the request (kind: unavailable, storage-full, busy: a lock wait past its limit)',
         labelNames: ['kind'],
         registers: [],
         collect() {
           this.reset();
-          for (const kind of ['unavailable', 'storage-full'] as const)
+          for (const kind of ['unavailable', 'storage-full', 'busy'] as const)
             this.inc({ kind }, database.failureCount(kind));
         },
       }),
@@ -73,8 +69,9 @@ export class HealthController {
 
   /**
    * The process can do its work: it is not shutting down, the database answers, and its storage takes writes
-   * (after a write failed for a full storage, one small write here shows whether space is back — otherwise a
-   * balancer that sends nothing to an unready instance would never let a client's write show it).
+   * (on SQLite the data folder is writable and has 1 MiB free — checked every time, so a full or read-only disk
+   * shows here before a write fails on it; after a write failed for a full storage, one small write here shows whether space is back —
+   * otherwise a balancer that sends nothing to an unready instance would never let a client's write show it).
    */
   @Public()
   @Get('health/ready')
@@ -87,12 +84,16 @@ export class HealthController {
     } catch {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The database is not reachable.');
     }
+    // On SQLite a write that failed half-way leaves room in the WAL that the probe's one row fits into while
+    // ordinary writes still fail: the file system's free space is asked first, and always.
+    const file = this.sqliteFile();
+    if (!sqliteWritable(file)) {
+      throw new PlatformError(PlatformErrorCode.ServiceUnavailable, "The database's storage is read-only.");
+    }
+    if (!sqliteHasRoom(file)) {
+      throw new PlatformError(PlatformErrorCode.ServiceUnavailable, "The database's storage is full.");
+    }
     if (this.database.storageFull) {
-      // On SQLite a write that failed half-way leaves room in the WAL that the probe's one row fits into while
-      // ordinary writes still fail: ask the file system for room first.
-      if (!this.sqliteHasRoom()) {
-        throw new PlatformError(PlatformErrorCode.ServiceUnavailable, "The database's storage is full.");
-      }
       try {
         await portableQuery(this.dataSource, STORAGE_PROBE, [STORAGE_PROBE_KEY, Date.now()]);
       } catch {
@@ -102,16 +103,9 @@ export class HealthController {
     return { Status: 'Ready', Database: this.dataSource.options.type };
   }
 
-  private sqliteHasRoom(): boolean {
-    const file =
-      this.dataSource.options.type === 'better-sqlite3' ? this.dataSource.options.database : undefined;
-    if (typeof file !== 'string' || file === ':memory:') return true;
-    try {
-      const stats = fs.statfsSync(path.dirname(file));
-      return stats.bavail * stats.bsize >= SQLITE_ROOM_BYTES;
-    } catch {
-      return true;
-    }
+  /** The SQLite database file; undefined on PostgreSQL (whose disk the service cannot see). */
+  private sqliteFile(): unknown {
+    return this.dataSource.options.type === 'better-sqlite3' ? this.dataSource.options.database : undefined;
   }
 
   /** Prometheus exposition; needs an admin key unless METRICS_PUBLIC=true. */

@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
+import { AuditTrail } from '../audit/audit-trail.js';
 import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
 import type { AppConfig } from '../config/config.js';
 import { ShutdownState } from '../health/shutdown-state.js';
@@ -14,7 +15,8 @@ import { httpTracer } from '../tracing/http-tracing.js';
 import { tracing } from '../tracing/tracing.js';
 import { DirectRoutes } from './direct-routes.js';
 import { IdempotencyStore } from './idempotency-store.js';
-import { MetricsService } from './metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { auditRefusalsPlugin } from './plugins/audit-refusals.plugin.js';
 import { authPlugin } from './plugins/auth.plugin.js';
 import { contentTypesPlugin } from './plugins/content-types.plugin.js';
 import { CORRELATION_HEADER, CORRELATION_ID, correlationPlugin } from './plugins/correlation.plugin.js';
@@ -24,7 +26,8 @@ import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { clientErrorHandler, frameworkErrors } from './router-errors.js';
 
 /** Request line plus headers: room for 1,000 comma-separated GUIDs in a query string and ordinary headers. */
 export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
@@ -48,6 +51,9 @@ export function fastifyOptions(config: AppConfig) {
     // make a ~37 KB request line; Node's default limit on the request head is 16 KiB (431 beyond it).
     http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     trustProxy: config.trustProxy,
+    // What the router and Node's parser answer on their own, in the envelope (router-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
     genReqId: (request: { headers: IncomingHttpHeaders }): string => {
       const header = request.headers[CORRELATION_HEADER];
       return typeof header === 'string' && CORRELATION_ID.test(header) ? header : randomUUID();
@@ -68,6 +74,7 @@ export async function configureHttp(
   const rateLimiter = app.get(RateLimiter);
   const metrics = app.get(MetricsService);
   const idempotencyStore = app.get(IdempotencyStore);
+  const trail = app.get(AuditTrail);
 
   if (config.corsOrigins !== undefined) {
     await fastify.register(cors, {
@@ -83,7 +90,8 @@ export async function configureHttp(
   await fastify.register(correlationPlugin, { config, logger });
   await fastify.register(overloadPlugin, { maxEventLoopDelayMs: config.overloadEventLoopDelayMs, metrics });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
-  await fastify.register(idempotencyPlugin, { config, store: idempotencyStore });
+  await fastify.register(auditRefusalsPlugin, { config, trail });
+  await fastify.register(idempotencyPlugin, { store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });
   await fastify.register(metricsLogPlugin, { metrics, logger });
 }

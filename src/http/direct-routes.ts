@@ -41,7 +41,7 @@ import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { mergeRouteConfig } from './route-config.js';
+import { mergeRouteConfig } from '../route-config/route-config.js';
 
 const DIRECT_ROUTE = 'platformDirectRoute';
 

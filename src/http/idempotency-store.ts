@@ -1,5 +1,6 @@
 // The shared store behind Idempotency-Key (src/http/idempotency.ts): the `idempotency_keys` table, read before a
-// creating POST runs, completed with its answer, and pruned after IDEMPOTENCY_KEEP_MS by a periodic job that one
+// creating POST runs (the claim and its answer are written in the POST's own transaction), the answers' storage
+// format (serialiseAnswer), and pruned after IDEMPOTENCY_KEEP_MS by a periodic job that one
 // instance of the fleet runs at a time (src/jobs/). On PostgreSQL every instance sees every key.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -18,6 +19,10 @@ export interface RecordId {
   route: string;
   key: string;
 }
+
+/** Headers of the first answer that a replay repeats. */
+const KEPT_HEADERS = ['content-type', 'location', 'etag', 'content-location'] as const;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** What a replay repeats of the first answer. */
 export interface StoredAnswer {
@@ -52,20 +57,6 @@ export class IdempotencyStore implements OnModuleInit {
     return this.records.findOneBy({ caller: id.caller, route: id.route, key: id.key });
   }
 
-  /** Stores the answer of a request whose record committed `pending`; a record rolled back matches nothing. */
-  async complete(id: RecordId, answer: StoredAnswer): Promise<void> {
-    await this.records.update(
-      { caller: id.caller, route: id.route, key: id.key, state: 'pending' },
-      {
-        state: 'done',
-        statusCode: answer.statusCode,
-        responseHeaders: JSON.stringify(answer.headers),
-        responseBody: answer.body,
-        completedAt: new Date(),
-      },
-    );
-  }
-
   /** Deletes the keys created before `cutoff`, batch by batch; answers how many went. */
   async prune(cutoff: Date, stop: () => boolean = () => false): Promise<number> {
     let total = 0;
@@ -84,6 +75,54 @@ export class IdempotencyStore implements OnModuleInit {
     }
     return total;
   }
+}
+
+/**
+ * The one place an answer becomes what is stored (and sent): status, the kept headers, the body as JSON text.
+ * A bound on stored answers belongs here.
+ */
+export function serialiseAnswer(answer: {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}): StoredAnswer {
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  for (const name of KEPT_HEADERS) {
+    const value = answer.headers?.[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return { statusCode: answer.statusCode, headers, body: JSON.stringify(answer.body) };
+}
+
+/**
+ * The largest answer body an Idempotency-Key keeps whole (issue 31: an import once answered 277 MiB, stored for
+ * 24 h). Every route's answer is bounded by its own caps (an import lists at most 20,000 schedules and 100 skipped
+ * components), so this is a backstop: a larger answer is kept as a reference — its status and kept headers
+ * (`Location`) with a small envelope saying where the rest is — never as the body itself.
+ */
+export const MAX_STORED_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** The record's columns that hold an answer: the answer itself, or its reference when it is over the bound. */
+export function storedColumnsOf(
+  answer: StoredAnswer,
+  maxBytes = MAX_STORED_ANSWER_BYTES,
+): Pick<IdempotencyKeyRecord, 'statusCode' | 'responseHeaders' | 'responseBody'> {
+  const bytes = Buffer.byteLength(answer.body);
+  const body =
+    bytes <= maxBytes
+      ? answer.body
+      : JSON.stringify({
+          Succeeded: true,
+          Message:
+            `Carried out; its answer (${bytes.toLocaleString('en')} bytes) was larger than an Idempotency-Key ` +
+            'keeps, so this replay gives its status and Location only: read what it created with a GET.',
+          Code: 'AnswerNotKept',
+        });
+  return {
+    statusCode: answer.statusCode,
+    responseHeaders: JSON.stringify(answer.headers),
+    responseBody: body,
+  };
 }
 
 /** The answer stored on a `done` record. */

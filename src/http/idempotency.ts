@@ -1,40 +1,40 @@
 // Idempotency-Key (draft-ietf-httpapi-idempotency-key-header) on the POSTs that create things, marked
-// `@Idempotent()`. A preHandler (after authentication, the body parsed) looks the caller's key up: answered before
-// → the same answer again; another request under the key → 422; still running → 409; unknown → the request
-// carries an IdempotentWrite that the creating service writes in the transaction that creates the resource
-// (src/database/transaction.ts), so a committed resource always has its key, even if the process dies before
-// answering. An onSend hook stores the 2xx answer on the record; other answers leave the key free (429, 503 and 507
-// stored nothing; a 4xx rolled the record back with the rest). Keys are scoped to the API key and the route.
+// `@Idempotent()`. A preHandler (after authentication, the body parsed) looks the caller's key up (decideKey):
+// answered before → the same answer again; another request under the key → 422; unknown → the request carries an
+// IdempotentWrite, which the creating service claims and completes with the rendered answer in the transaction that
+// creates the resource (src/database/transaction.ts): the answer commits with the write, or neither does, so a
+// retry after any crash replays it. The onSend hook sends exactly what was stored. Other answers leave the key free
+// (429, 503 and 507 stored nothing; a 4xx rolled the claim back with the rest). Keys are scoped to the API key and
+// the route. See docs/decisions.md ("Idempotency-Key") and docs/failure-modes.md (what a client does with a 409).
 import { createHash } from 'node:crypto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { AuthenticatedRequest } from '../auth/api-key.auth.js';
-import type { AppConfig } from '../config/config.js';
 import type { TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import type { WithRequestContext } from '../logging/request-context.js';
 import { IdempotencyKeyRecord } from './entities/idempotency-key.entity.js';
-import { storedAnswerOf, type IdempotencyStore, type RecordId } from './idempotency-store.js';
+import {
+  serialiseAnswer,
+  storedAnswerOf,
+  storedColumnsOf,
+  type IdempotencyStore,
+  type RecordId,
+  type StoredAnswer,
+} from './idempotency-store.js';
 import { appendRouteHooks } from './plugins/route-hooks.js';
-import { mergeRouteConfig } from './route-config.js';
-import { routeLimitsOf } from './route-limits.js';
+import { mergeRouteConfig } from '../route-config/route-config.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const HEADER = 'idempotency-key';
 const IDEMPOTENT = 'platformIdempotent';
 export const MAX_KEY_LENGTH = 255;
-/** Headers of the first answer that a replay repeats. */
-const KEPT_HEADERS = ['content-type', 'location', 'etag', 'content-location'] as const;
-/** A pending key older than the request time-out by this much belongs to a request that will never answer. */
-const STALE_MARGIN_MS = 10_000;
-/** With REQUEST_TIMEOUT_MS=0 (no time-out) a request counts as gone after this long. */
-const NO_TIMEOUT_STALE_MS = 600_000;
 
 /**
  * Marks a creating POST as taking an Idempotency-Key (route config, read by the onRoute hook below) and documents
- * the header. The service behind it must write `idempotentWriteOf(request)` in its transaction.
+ * the header. The service behind it must write `idempotentWriteOf(request)?.answeredBy(render)` in its transaction.
  */
 export const Idempotent = (): MethodDecorator =>
   applyDecorators(
@@ -46,23 +46,45 @@ export const Idempotent = (): MethodDecorator =>
       description:
         'A unique value (a quoted string, or a bare token such as a UUID; at most 255 characters) that makes a ' +
         'retry safe: the same key with the same request answers the first answer again and creates nothing; ' +
-        'with another request it is 422. Kept 24 h, per API key and operation.',
-      schema: {
-        type: 'string',
-        maxLength: MAX_KEY_LENGTH + 2,
-        example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
-      },
+        'with another request it is 422. Kept 24 h, per API key and operation. Use a new value for every new ' +
+        'request, e.g. a fresh UUID (`"8e03978e-40d5-43e8-bc93-6894a57f9324"`); the document gives no example ' +
+        'value, so that a tool filling in examples never reuses one key for different requests.',
+      schema: { type: 'string', maxLength: MAX_KEY_LENGTH + 2 },
     }),
   );
 
-/** The record a creating request writes in its transaction; absent when it sent no Idempotency-Key. */
-export class IdempotentWrite implements TransactionalRecord {
+/** What a creating route answers, rendered from its service's result inside the write's transaction. */
+export interface RenderedAnswer<B = unknown> {
+  statusCode: number;
+  /** Lower-case names; those a replay repeats are kept (serialiseAnswer). */
+  headers?: Record<string, string>;
+  /** A JSON value. */
+  body: B;
+}
+
+/**
+ * The request's claim on its Idempotency-Key; absent when it sent none. The controller hands the service
+ * `answeredBy(render)`, a record the service gives to `inTransaction` (src/database/transaction.ts): the key is
+ * claimed (`pending`) before the work and made `done` with the rendered answer after it, in the same transaction —
+ * so a committed write always has its answer, and a retry after any crash replays it.
+ */
+export class IdempotentWrite {
+  /** The answer stored with the write; the one sent (onSend), so the first answer and every replay are one. */
+  answer?: StoredAnswer;
+
   constructor(
     readonly id: RecordId,
     readonly fingerprint: string,
   ) {}
 
-  async writeIn(manager: EntityManager): Promise<void> {
+  answeredBy<R>(render: (result: R) => RenderedAnswer): TransactionalRecord<R> {
+    return {
+      claimIn: (manager) => this.claimIn(manager),
+      completeIn: (manager, result) => this.completeIn(manager, serialiseAnswer(render(result))),
+    };
+  }
+
+  private async claimIn(manager: EntityManager): Promise<void> {
     try {
       await manager.insert(IdempotencyKeyRecord, {
         ...this.id,
@@ -75,10 +97,21 @@ export class IdempotentWrite implements TransactionalRecord {
         completedAt: null,
       });
     } catch (error) {
-      // Another request with the key committed first (or is committing: PostgreSQL waited for it).
-      if (isKeyTaken(error)) throw inProgress();
+      // Another request with the key committed first (PostgreSQL waited for its transaction to end).
+      if (isKeyTaken(error)) throw takenMeanwhile();
       throw error;
     }
+  }
+
+  private async completeIn(manager: EntityManager, answer: StoredAnswer): Promise<void> {
+    const result = await manager.update(
+      IdempotencyKeyRecord,
+      { ...this.id, state: 'pending' },
+      { state: 'done', ...storedColumnsOf(answer), completedAt: new Date() },
+    );
+    // The claim is this transaction's own row; not finding it would commit a write without its answer.
+    if (result.affected === 0) throw new Error('Idempotency-Key: the claimed record is gone');
+    this.answer = answer;
   }
 }
 
@@ -90,15 +123,40 @@ export function idempotentWriteOf(request: FastifyRequest): IdempotentWrite | un
   return (request as IdempotentRequest).idempotentWrite;
 }
 
+/** Sets a rendered answer's headers on the reply and gives its body to return (Nest serialises it). */
+export function renderedBody<B>(reply: FastifyReply, answer: RenderedAnswer<B>): B {
+  void reply.code(answer.statusCode);
+  if (answer.headers !== undefined) void reply.headers(answer.headers);
+  return answer.body;
+}
+
+/** What a request under a key the store knows (or not) gets: the key's states, as one decision. */
+export type KeyDecision =
+  | { action: 'execute' }
+  | { action: 'replay'; answer: StoredAnswer }
+  | { action: 'mismatch' }
+  | { action: 'answer-lost'; at: Date };
+
+/**
+ * `null` (unknown, or claimed by a transaction not yet committed, which no other transaction sees) → carry it out;
+ * the claim then waits for that transaction at the primary key. `done` → its answer again, if the request is the
+ * same. `pending` committed → never written by this version, where a claim commits only with its answer: an
+ * earlier version committed the write first and the answer after it, and lost the answer at a crash. Its write is
+ * stored, so it is not carried out again; that is said at once, as no request is left that could still finish it.
+ */
+export function decideKey(found: IdempotencyKeyRecord | null, fingerprint: string): KeyDecision {
+  if (found === null) return { action: 'execute' };
+  if (found.fingerprint !== fingerprint) return { action: 'mismatch' };
+  const answer = storedAnswerOf(found);
+  if (answer !== undefined) return { action: 'replay', answer };
+  return { action: 'answer-lost', at: found.createdAt };
+}
+
 /** The onRoute hook (configure-http.ts): adds the preHandler and onSend hooks to the routes marked @Idempotent(). */
-export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
+export function idempotencyOnRoute(store: IdempotencyStore) {
   return (route: RouteOptions): void => {
     if ((route.config as Record<string, unknown> | undefined)?.[IDEMPOTENT] !== true) return;
     const routeName = `${String(route.method)} ${route.url}`;
-    const timeoutMs =
-      config.requestTimeoutMs > 0
-        ? config.requestTimeoutMs + (routeLimitsOf(route.config)?.extraTimeoutMs ?? 0)
-        : NO_TIMEOUT_STALE_MS;
     appendRouteHooks(
       route,
       'preHandler',
@@ -114,20 +172,21 @@ export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
         const id = { caller: request.principal?.keyId ?? 'anonymous', route: routeName, key };
         const fingerprint = fingerprintOf(request.method, route.url, request.query, request.body);
         store.find(id).then((found) => {
-          if (found === null) {
-            request.idempotentWrite = new IdempotentWrite(id, fingerprint);
-            return done();
+          const decision = decideKey(found, fingerprint);
+          switch (decision.action) {
+            case 'execute':
+              request.idempotentWrite = new IdempotentWrite(id, fingerprint);
+              return done();
+            case 'mismatch':
+              return done(mismatch());
+            case 'answer-lost':
+              return done(answerLost(decision.at));
+            case 'replay':
+              void reply
+                .code(decision.answer.statusCode)
+                .headers({ ...decision.answer.headers, 'idempotent-replayed': 'true' })
+                .send(decision.answer.body);
           }
-          if (found.fingerprint !== fingerprint) return done(mismatch());
-          const answer = storedAnswerOf(found);
-          if (answer === undefined) {
-            const stale = Date.now() - found.createdAt.getTime() > timeoutMs + STALE_MARGIN_MS;
-            return done(stale ? carriedOut(found.createdAt) : inProgress());
-          }
-          void reply
-            .code(answer.statusCode)
-            .headers({ ...answer.headers, 'idempotent-replayed': 'true' })
-            .send(answer.body);
         }, done);
       },
     );
@@ -141,29 +200,20 @@ export function idempotencyOnRoute(store: IdempotencyStore, config: AppConfig) {
         done: (error: Error | null, payload: unknown) => void,
       ) => {
         const write = request.idempotentWrite;
-        // Only final answers are kept: 2xx (a 4xx/5xx rolled the record back, or stored nothing).
         if (write === undefined || reply.statusCode < 200 || reply.statusCode >= 300)
           return done(null, payload);
-        const body =
-          typeof payload === 'string'
-            ? payload
-            : Buffer.isBuffer(payload)
-              ? payload.toString('utf8')
-              : undefined;
-        if (body === undefined) return done(null, payload);
-        const headers: Record<string, string> = {};
-        for (const name of KEPT_HEADERS) {
-          const value = reply.getHeader(name);
-          if (value !== undefined) headers[name] = String(value);
+        const answer = write.answer;
+        if (answer === undefined) {
+          // A route marked @Idempotent() whose service did not complete the record: a defect, said loudly.
+          request.context?.log.error(
+            { route: routeName },
+            'Idempotency-Key: a 2xx answer was not stored with its write; a retry would carry it out again',
+          );
+          return done(null, payload);
         }
-        store.complete(write.id, { statusCode: reply.statusCode, headers, body }).then(
-          () => done(null, payload),
-          (error: unknown) => {
-            // The resource is stored; a retry gets 409 (in progress, later "carried out") instead of the answer.
-            request.context?.log.warn({ err: error }, 'Idempotency-Key: the answer could not be stored');
-            done(null, payload);
-          },
-        );
+        // What is sent is what was stored: the first answer and every replay are the same bytes.
+        void reply.headers(answer.headers);
+        done(null, answer.body);
       },
     );
   };
@@ -223,18 +273,20 @@ function mismatch(): PlatformError {
   );
 }
 
-function inProgress(): PlatformError {
+function takenMeanwhile(): PlatformError {
   return new PlatformError(
     PlatformErrorCode.IdempotencyKeyInUse,
-    `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry after Retry-After to get its answer.`,
+    `Another request with this ${IDEMPOTENCY_HEADER} was being carried out; nothing was done for this one. ` +
+      'Retry after Retry-After to get its answer.',
   );
 }
 
-function carriedOut(at: Date): PlatformError {
+function answerLost(at: Date): PlatformError {
   return new PlatformError(
-    PlatformErrorCode.IdempotencyKeyInUse,
-    `A request with this ${IDEMPOTENCY_HEADER} was carried out at ${at.toISOString()} and what it created exists, ` +
-      'but its answer was lost; it is not carried out again. Look the resource up, or send a new key to create another.',
+    PlatformErrorCode.IdempotencyKeyAnswerLost,
+    `A request with this ${IDEMPOTENCY_HEADER} was carried out at ${at.toISOString()} by an earlier version of ` +
+      'the service, which lost its answer; what it created exists and it is not carried out again. Look the ' +
+      'resource up, or send a new key to create another.',
   );
 }
 

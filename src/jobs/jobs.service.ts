@@ -14,7 +14,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/tokens.js';
 import { databaseHealthOf } from '../database/database-health.js';
-import { MetricsService } from '../http/metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { JOB_STATES } from './entities/job.entity.js';
 import { JobStore, type JobRecord, type NewJob } from './job-store.js';
 

@@ -21,7 +21,7 @@ import {
   SmtpConfigurationsService,
 } from './smtp-configurations.service.js';
 import { Counter } from 'prom-client';
-import { MetricsService } from '../http/metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { traced } from '../tracing/tracing.js';
 
 /** A whole session may take this many per-phase time-outs (connect, greeting, TLS, AUTH, MAIL/RCPT/DATA). */

@@ -18,6 +18,7 @@ import {
 import { MailDeliveryService } from './mail-delivery.service.js';
 import { MailOutcomeCode } from './mail.errors.js';
 import { SmtpConfigurationsService } from './smtp-configurations.service.js';
+import { AuditedBy, type AuditSource } from '../audit/audit-source.js';
 
 @ApiTags('Mail')
 @ApiBearerAuth()
@@ -44,8 +45,9 @@ export class MailController {
   async ensure(
     @Body() body: EnsureSmtpConfigurationRequest,
     @Ctx() ctx: RequestContext,
+    @AuditedBy() by: AuditSource,
   ): Promise<MailResultMessage> {
-    const outcome = await this.configurations.ensure(body, ctx);
+    const outcome = await this.configurations.ensure(body, ctx, by);
     return { Succeeded: true, Message: outcome.message, Code: outcome.code };
   }
 
@@ -103,8 +105,12 @@ export class MailController {
     summary: 'Remove one SMTP configuration (Code Removed, or Succeeded:false SmtpConfigurationNotFound)',
   })
   @ApiOkResponse({ type: MailResultMessage })
-  async remove(@Body() body: SmtpIdentityRequest, @Ctx() ctx: RequestContext): Promise<MailResultMessage> {
-    const message = await this.configurations.remove(body, ctx);
+  async remove(
+    @Body() body: SmtpIdentityRequest,
+    @Ctx() ctx: RequestContext,
+    @AuditedBy() by: AuditSource,
+  ): Promise<MailResultMessage> {
+    const message = await this.configurations.remove(body, ctx, by);
     return { Succeeded: true, Message: message, Code: MailOutcomeCode.Removed };
   }
 }

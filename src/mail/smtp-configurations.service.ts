@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, type Repository } from 'typeorm';
+import { QueryFailedError, type EntityManager, type Repository } from 'typeorm';
+import type { AuditSource } from '../audit/audit-source.js';
+import { AuditTrail, type AuditEntry } from '../audit/audit-trail.js';
+import { inTransaction } from '../database/transaction.js';
 import { tenantOf } from '../common/dto/context.dto.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { EgressError } from '../egress/egress.errors.js';
@@ -64,12 +67,13 @@ export class SmtpConfigurationsService implements OnModuleInit {
     private readonly secretStores: SecretStoreRegistry,
     private readonly egress: EgressService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   onModuleInit(): void {
     this.secretStores.register({
       name: 'mail.smtp_configurations',
-      reencrypt: (rewrite) => this.reencrypt(rewrite),
+      reencrypt: (rewrite, manager) => this.reencrypt(rewrite, manager),
     });
   }
 
@@ -83,7 +87,11 @@ export class SmtpConfigurationsService implements OnModuleInit {
   }
 
   /** Operation 4: create, or update the non-identity fields; concurrent identical calls all succeed. */
-  async ensure(request: EnsureSmtpConfigurationRequest, ctx: RequestContext): Promise<EnsureOutcome> {
+  async ensure(
+    request: EnsureSmtpConfigurationRequest,
+    ctx: RequestContext,
+    by: AuditSource,
+  ): Promise<EnsureOutcome> {
     const identity = this.identityOf(request);
     // A literal address (any numeric spelling) the egress policy refuses is refused before it is stored; a name is
     // judged when it is used, as it may resolve differently by then.
@@ -94,7 +102,11 @@ export class SmtpConfigurationsService implements OnModuleInit {
       if (existing === null) {
         await this.checkCap(identity.tenant);
         try {
-          await this.configurations.insert(this.newRow(identity, request));
+          const row = this.newRow(identity, request);
+          await this.inTransaction(async (manager) => {
+            await manager.insert(SmtpConfiguration, row);
+            await this.audit.record(manager, smtpChange(by, 'create', row.id, identity));
+          });
         } catch (error) {
           // The unique index decided a race: someone created it first, so this call becomes an update.
           if (isUniqueViolation(error) && attempt < MAX_ENSURE_ATTEMPTS) continue;
@@ -111,13 +123,19 @@ export class SmtpConfigurationsService implements OnModuleInit {
           message: `${describeConfiguration(identity)} is unchanged.`,
         };
       }
-      const result = await this.configurations.update(
-        { id: existing.id },
-        { ...patch, updatedAt: new Date() },
-      );
-      // Removed between our read and our write: start over, which creates it again.
-      if (result.affected === 0 && attempt < MAX_ENSURE_ATTEMPTS) continue;
       const names = changed.map((key) => FIELD_NAMES[key]);
+      const affected = await this.inTransaction(async (manager) => {
+        const result = await manager.update(
+          SmtpConfiguration,
+          { id: existing.id },
+          { ...patch, updatedAt: new Date() },
+        );
+        if (result.affected !== 0)
+          await this.audit.record(manager, smtpChange(by, 'update', existing.id, identity, names));
+        return result.affected;
+      });
+      // Removed between our read and our write: start over, which creates it again.
+      if (affected === 0 && attempt < MAX_ENSURE_ATTEMPTS) continue;
       ctx.logFor('mail').info({ ...identity, changed: names }, 'SMTP configuration updated');
       return {
         code: MailOutcomeCode.Updated,
@@ -135,10 +153,15 @@ export class SmtpConfigurationsService implements OnModuleInit {
     return rows.map(toView);
   }
 
-  async remove(request: SmtpIdentityRequest, ctx: RequestContext): Promise<string> {
+  async remove(request: SmtpIdentityRequest, ctx: RequestContext, by: AuditSource): Promise<string> {
     const identity = this.identityOf(request);
-    const result = await this.configurations.delete({ ...identity });
-    if (!result.affected) throw MailError.notFound(identity);
+    await this.inTransaction(async (manager) => {
+      const existing = await manager.findOneBy(SmtpConfiguration, { ...identity });
+      const result =
+        existing === null ? undefined : await manager.delete(SmtpConfiguration, { id: existing.id });
+      if (!existing || !result?.affected) throw MailError.notFound(identity);
+      await this.audit.record(manager, smtpChange(by, 'remove', existing.id, identity));
+    });
     ctx.logFor('mail').info({ ...identity }, 'SMTP configuration removed');
     return `${describeConfiguration(identity)} removed.`;
   }
@@ -292,25 +315,27 @@ export class SmtpConfigurationsService implements OnModuleInit {
     }
   }
 
-  /** SecretStore for `encryption:rotate-key`: every stored secret, in one transaction. */
-  private async reencrypt(rewrite: (ciphertext: string) => string): Promise<number> {
-    return this.configurations.manager.transaction(async (manager) => {
-      const rows = await manager.find(SmtpConfiguration, {
-        select: { id: true, passwordCiphertext: true, internalPasswordCiphertext: true },
-      });
-      let count = 0;
-      for (const row of rows) {
-        const patch: Partial<SmtpConfiguration> = {};
-        if (row.passwordCiphertext !== null) patch.passwordCiphertext = rewrite(row.passwordCiphertext);
-        if (row.internalPasswordCiphertext !== null)
-          patch.internalPasswordCiphertext = rewrite(row.internalPasswordCiphertext);
-        const rewritten = Object.keys(patch).length;
-        if (rewritten === 0) continue;
-        await manager.update(SmtpConfiguration, { id: row.id }, patch);
-        count += rewritten;
-      }
-      return count;
+  private inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return inTransaction(this.configurations.manager.connection, work);
+  }
+
+  /** SecretStore for `encryption:rotate-key`: every stored secret, in the rotation's transaction. */
+  private async reencrypt(rewrite: (ciphertext: string) => string, manager: EntityManager): Promise<number> {
+    const rows = await manager.find(SmtpConfiguration, {
+      select: { id: true, passwordCiphertext: true, internalPasswordCiphertext: true },
     });
+    let count = 0;
+    for (const row of rows) {
+      const patch: Partial<SmtpConfiguration> = {};
+      if (row.passwordCiphertext !== null) patch.passwordCiphertext = rewrite(row.passwordCiphertext);
+      if (row.internalPasswordCiphertext !== null)
+        patch.internalPasswordCiphertext = rewrite(row.internalPasswordCiphertext);
+      const rewritten = Object.keys(patch).length;
+      if (rewritten === 0) continue;
+      await manager.update(SmtpConfiguration, { id: row.id }, patch);
+      count += rewritten;
+    }
+    return count;
   }
 }
 
@@ -371,4 +396,27 @@ function isUniqueViolation(error: unknown): boolean {
       : undefined;
   // PostgreSQL unique_violation; better-sqlite3's extended result code.
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** Who changed which configuration: its identity and the names of changed fields, never a password or its cipher. */
+function smtpChange(
+  by: AuditSource,
+  verb: 'create' | 'update' | 'remove',
+  id: string,
+  identity: SmtpIdentity,
+  changed?: string[],
+): AuditEntry {
+  return {
+    by,
+    action: `smtp-configuration.${verb}`,
+    resourceType: 'SmtpConfiguration',
+    resourceId: id,
+    detail: {
+      tenant: identity.tenant,
+      host: identity.host,
+      port: identity.port,
+      username: identity.username,
+      ...(changed === undefined ? {} : { changedFields: changed }),
+    },
+  };
 }

@@ -5,6 +5,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Table, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { cliSource, systemSource } from '../audit/audit-source.js';
+import { AUDIT_EVENTS, AUDIT_TAIL, writeAuditEvent } from '../audit/audit-trail.js';
 import { APP_VERSION } from '../common/app-version.js';
 import { withSqliteConnection } from '../database/sqlite-transactions.js';
 import {
@@ -71,6 +73,25 @@ export class MigrationRunner {
       for (const migration of pending) await this.execute(queryRunner, migration, 'up', trigger);
       return pending.map((migration) => migration.name);
     });
+  }
+
+  /**
+   * PostgreSQL only: applies the pending migrations inside the transaction the caller has open on `queryRunner`, so
+   * that they commit (or vanish) with the caller's own work — db:copy's data. The migration lock is taken for the
+   * transaction. No run rows or audit events are written: the copy replaces both tables with its source's.
+   */
+  async runPendingInTransaction(queryRunner: QueryRunner): Promise<string[]> {
+    if (!this.isPostgres || !queryRunner.isTransactionActive)
+      throw new Error('runPendingInTransaction needs an open PostgreSQL transaction');
+    await queryRunner.query(`SELECT pg_advisory_xact_lock(${PG_LOCK_KEY})`);
+    await this.prepare(queryRunner);
+    const applied = new Set(await this.appliedNames(queryRunner));
+    const pending = this.known.filter((migration) => !applied.has(migration.name));
+    for (const migration of pending) {
+      await migration.instance.up(queryRunner);
+      await this.markApplied(queryRunner, migration);
+    }
+    return pending.map((migration) => migration.name);
   }
 
   /** Reverts the most recently applied migration; returns its name, or undefined when none is applied. */
@@ -218,6 +239,12 @@ export class MigrationRunner {
     }
   }
 
+  private async markApplied(queryRunner: QueryRunner, migration: KnownMigration): Promise<void> {
+    await queryRunner.query(
+      `INSERT INTO ${MIGRATIONS_TABLE} (timestamp, name) VALUES (${migration.timestamp}, '${migration.name}')`,
+    );
+  }
+
   private async appliedNames(queryRunner: QueryRunner): Promise<string[]> {
     if (!(await queryRunner.hasTable(MIGRATIONS_TABLE))) return [];
     const rows = (await queryRunner.query(
@@ -259,13 +286,12 @@ export class MigrationRunner {
       await this.inTransaction(queryRunner, async () => {
         if (direction === 'up') {
           await migration.instance.up(queryRunner);
-          await queryRunner.query(
-            `INSERT INTO ${MIGRATIONS_TABLE} (timestamp, name) VALUES (${migration.timestamp}, '${migration.name}')`,
-          );
+          await this.markApplied(queryRunner, migration);
         } else {
           await migration.instance.down(queryRunner);
           await queryRunner.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = '${migration.name}'`);
         }
+        await recordMigration(queryRunner, migration, direction, trigger);
       });
     } catch (error) {
       run.details.DurationMs = Math.round(performance.now() - started);
@@ -341,17 +367,65 @@ export class MigrationRunner {
   }
 }
 
+/** The audit event of a migration applied or reverted, in its transaction (once the trail's table exists). */
+async function recordMigration(
+  queryRunner: QueryRunner,
+  migration: KnownMigration,
+  direction: MigrationDirection,
+  trigger: MigrationTrigger,
+): Promise<void> {
+  // The tail from migration 1763780001800 on; audit_events itself for the migrations between the two.
+  const table = (await queryRunner.hasTable(AUDIT_TAIL))
+    ? AUDIT_TAIL
+    : (await queryRunner.hasTable(AUDIT_EVENTS))
+      ? AUDIT_EVENTS
+      : undefined;
+  if (table === undefined) return;
+  const by =
+    trigger === 'cli'
+      ? cliSource(`migration:${direction === 'up' ? 'run' : 'revert'}`)
+      : systemSource('startup');
+  await writeAuditEvent(
+    queryRunner.manager,
+    {
+      by,
+      action: direction === 'up' ? 'migration.apply' : 'migration.revert',
+      resourceType: 'Migration',
+      resourceId: migration.name,
+      detail: { trigger, checksum: migration.checksum },
+    },
+    table,
+  );
+}
+
+// Each migration's checksum as tsc's output gives it, filled in by the production bundle (scripts/bundle.mjs):
+// esbuild rewrites the code the checksum is read from (quotes, references to bundled imports), and a database
+// migrated by one build must not look drifted to the other. Undefined when running tsc's output or the sources.
+declare const BUILT_MIGRATION_CHECKSUMS: string | undefined; // JSON: { [migration name]: checksum }
+const builtChecksums =
+  typeof BUILT_MIGRATION_CHECKSUMS === 'undefined'
+    ? undefined
+    : (JSON.parse(BUILT_MIGRATION_CHECKSUMS) as Readonly<Record<string, string>>);
+
+export function migrationName(instance: MigrationInterface): string {
+  return instance.name ?? instance.constructor.name;
+}
+
+/** SHA-256 of the migration's code, whitespace-insensitive: tsc and ts-node give the same. */
+export function migrationChecksum(instance: MigrationInterface): string {
+  const code = `${instance.up.toString()}\n${instance.down.toString()}`.replace(/\s+/g, '');
+  return createHash('sha256').update(code).digest('hex');
+}
+
 function describeMigration(instance: MigrationInterface): KnownMigration {
-  const name = instance.name ?? instance.constructor.name;
+  const name = migrationName(instance);
   const match = /^(.*?)(\d{13})$/.exec(name);
   if (!match) throw new Error(`Migration class ${name} must end with a 13-digit timestamp`);
   const [, label, timestamp] = match;
-  // Whitespace-insensitive, so the same migration compiled by tsc or ts-node has the same checksum.
-  const code = `${instance.up.toString()}\n${instance.down.toString()}`.replace(/\s+/g, '');
   return {
     name,
     source: `typeorm:migrations/${timestamp}-${label}`,
-    checksum: createHash('sha256').update(code).digest('hex'),
+    checksum: builtChecksums?.[name] ?? migrationChecksum(instance),
     instance,
     timestamp: Number(timestamp),
   };

@@ -19,7 +19,8 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
   const responses = [
     ApiResponse({
       status: 400,
-      description: 'ValidationFailed: every bad field named in Errors',
+      description:
+        'ValidationFailed: every bad field named in Errors (a path that is not valid percent-encoding: Field `path`)',
       type: ErrorEnvelopeDto,
     }),
     ApiResponse({ status: 413, description: 'PayloadTooLarge', type: ErrorEnvelopeDto }),
@@ -33,7 +34,9 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
     ApiResponse({
       status: 503,
       description:
-        'DatabaseUnavailable (unreachable, restarting or overloaded) or RequestTimeout: nothing was stored; retry after Retry-After',
+        'DatabaseUnavailable (unreachable, restarting, overloaded, or busy with another write past the wait limit), ' +
+        "RequestTimeout, or ServiceUnavailable (the access token's issuer cannot be reached for its signing key): " +
+        'nothing was stored; retry after Retry-After',
       type: ErrorEnvelopeDto,
     }),
     ApiResponse({
@@ -46,10 +49,15 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
     responses.push(
       ApiResponse({
         status: 401,
-        description: 'Unauthorized: missing or unknown API key',
+        description:
+          'Unauthorized: no credential, an unknown or revoked API key, or a refused access token (see WWW-Authenticate)',
         type: ErrorEnvelopeDto,
       }),
-      ApiResponse({ status: 403, description: 'Forbidden: the key lacks the scope', type: ErrorEnvelopeDto }),
+      ApiResponse({
+        status: 403,
+        description: 'Forbidden: the key or token lacks the scope (or is bound to other tenants)',
+        type: ErrorEnvelopeDto,
+      }),
     );
   }
   return applyDecorators(...responses);
@@ -61,8 +69,10 @@ export function ApiIdempotencyResponses(): MethodDecorator {
     ApiResponse({
       status: 409,
       description:
-        'IdempotencyKeyInUse: a request with this Idempotency-Key is still in progress (see Retry-After), or was ' +
-        'carried out but its answer was lost (the resource exists; it is not created again)',
+        'IdempotencyKeyInUse: another request with this Idempotency-Key was being carried out; nothing was done ' +
+        'for this one — retry after Retry-After to get its answer. IdempotencyKeyAnswerLost (no Retry-After): an ' +
+        'earlier version of the service carried the request out and lost its answer; the resource exists and is ' +
+        'not created again — look it up, or use a new key. See docs/failure-modes.md',
       type: ErrorEnvelopeDto,
     }),
     ApiResponse({

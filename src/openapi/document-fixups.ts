@@ -8,6 +8,9 @@ import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { compileDtoCached } from '../validation/compile-dto.js';
 import { routeDtos } from '../validation/precompile-route-dtos.js';
+import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { addObjectRules } from './object-rules.js';
+import { addValidatorRules, boundDocumentedOnlyBodies, boundParametersByHead } from './validator-rules.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,6 +38,7 @@ const PLATFORM_MESSAGES: Record<string, string> = {
   PayloadTooLarge: 'The request body is larger than the limit.',
   UnsupportedMediaType: 'The request body must be application/json.',
   TooManyRequests: 'Too many requests; retry after the Retry-After seconds.',
+  RequestHeaderFieldsTooLarge: 'The request line and headers are larger than 64 KiB.',
   InternalError: 'An unexpected error occurred (correlation id 9b2f6a52-3c55-4bd4-8f0c-0c8f0e2f4d1e).',
   DatabaseUnavailable:
     'The database is unavailable (unreachable, restarting or overloaded); nothing was stored. Retry after the time given in Retry-After.',
@@ -156,6 +160,23 @@ function fixUnionTypes(schemas: Record<string, Json>): void {
   }
 }
 
+/**
+ * openapi-typescript (default options) makes a property of a component schema that has a `default` required, so a
+ * generated client could not leave out `Priority`, `Enabled`… In request schemas the default is said in the
+ * description instead (the service applies it; answers always carry every field, so response schemas keep theirs).
+ */
+function describeRequestDefaults(schemas: Record<string, Json>, requestSchemas: Iterable<string>): void {
+  for (const name of requestSchemas) {
+    for (const property of Object.values((schemas[name]?.properties ?? {}) as Record<string, Json>)) {
+      if (property.default === undefined) continue;
+      const said = `Default: ${JSON.stringify(property.default)}.`;
+      const description = typeof property.description === 'string' ? property.description : '';
+      property.description = description.includes(said) ? description : `${description} ${said}`.trim();
+      delete property.default;
+    }
+  }
+}
+
 function markStrict(schemas: Record<string, Json>, allow: Map<string, boolean>): void {
   for (const [name, allowed] of allow) {
     const schema = schemas[name];
@@ -167,7 +188,9 @@ function markStrict(schemas: Record<string, Json>, allow: Map<string, boolean>):
 export function completeOpenApiDocument(document: OpenAPIObject, app: INestApplication): OpenAPIObject {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
   fixUnionTypes(schemas);
-  markStrict(schemas, bodyDtoStrictness(app));
+  const strictness = bodyDtoStrictness(app);
+  markStrict(schemas, strictness);
+  describeRequestDefaults(schemas, strictness.keys());
   addUndeclaredAnswers(document);
   for (const path of Object.values(document.paths)) {
     for (const [method, operation] of Object.entries(path as Record<string, Json>)) {
@@ -197,6 +220,14 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
   }
   completeContract(document);
   toOpenApi31(document);
+  const unchecked = addValidatorRules(document, app);
+  boundParametersByHead(document);
+  boundDocumentedOnlyBodies(
+    document,
+    { validated: new Set(strictness.keys()), unchecked },
+    app.get<symbol, AppConfig>(APP_CONFIG).bodyLimit,
+  );
+  addObjectRules(document);
   document.openapi = '3.1.0';
   return document;
 }
@@ -268,6 +299,20 @@ const HEADERS: Record<string, Json> = {
     required: true,
     schema: { type: 'string' },
   },
+  WWWAuthenticate: {
+    description:
+      'RFC 6750 §3: `Bearer` when no credential was sent; `Bearer error="invalid_token", error_description="…"` ' +
+      'when the API key or access token was refused.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer' },
+  },
+  WWWAuthenticateInsufficientScope: {
+    description:
+      'RFC 6750 §3.1, when the API key or access token lacks the scope the operation needs: ' +
+      '`Bearer error="insufficient_scope", scope="<scope>"` (the scope as the credential carries it: behind ' +
+      'OIDC_SCOPE_PREFIX for an access token). Absent when the 403 has another cause (a caller bound to other tenants).',
+    schema: { type: 'string', pattern: '^Bearer' },
+  },
   IdempotentReplayed: {
     description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', enum: ['true'] },
@@ -295,6 +340,8 @@ function declareHeaders(method: string, path: string, operation: Json): void {
   for (const [status, response] of Object.entries(responses)) {
     const headers: Record<string, Json> = { 'X-Correlation-Id': ref('XCorrelationId') };
     if (['429', '503', '507'].includes(status)) headers['Retry-After'] = ref('RetryAfter');
+    if (status === '401') headers['WWW-Authenticate'] = ref('WWWAuthenticate');
+    if (status === '403') headers['WWW-Authenticate'] = ref('WWWAuthenticateInsufficientScope');
     if (idempotent && status === '409') headers['Retry-After'] = ref('RetryAfterOptional');
     if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
     if (idempotent && status === '201' && path.startsWith('/api/v1/scim/')) {
@@ -348,6 +395,8 @@ export function completeContract(document: OpenAPIObject): void {
 const ANY_JSON_PROPERTIES: ReadonlyArray<[string, string]> = [
   ['ScimPatchOperationDto', 'Value'],
   ['ScimGroupPatchOperationDto', 'value'],
+  // SmartThings sends a string for contact sensors, numbers or objects for other capabilities (kept as sent).
+  ['DeviceEventDto', 'Value'],
 ];
 
 const ANY_JSON: Json[] = [
@@ -412,6 +461,14 @@ export function addUndeclaredAnswers(document: OpenAPIObject): void {
       const parameters = (operation.parameters ?? []) as Json[];
       if (method === 'get' && parameters.some((p) => p.name === 'If-None-Match') && !responses['304'])
         responses['304'] = { description: 'Not Modified: If-None-Match names the current version' };
+      // Node's parser answers a request head over 64 KiB before any route runs (src/http/router-errors.ts): the
+      // envelope on every path, SCIM's too (the path is not known reliably then).
+      if (responses['431'] === undefined)
+        responses['431'] = errorResponse(
+          '/',
+          'RequestHeaderFieldsTooLarge: the request line and headers are over 64 KiB (answered before routing, ' +
+            'in the envelope on every path)',
+        );
       // RFC 7644 §3.4.3: `.search` takes POST only; another method on /Users/.search is 405, not a lookup of id.
       if (/^\/api\/v1\/scim\/(Users|Groups)\/\{id\}$/.test(path) && responses['405'] === undefined)
         responses['405'] = errorResponse(path, 'Method not allowed: `.search` is not an id (POST only)');

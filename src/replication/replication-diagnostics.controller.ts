@@ -9,7 +9,7 @@ import {
   ChangeSetStateResponse,
   MAX_WAIT_SECONDS,
 } from './dto/change-set-state.dto.js';
-import { RouteLimits } from '../http/route-limits.js';
+import { RouteLimits } from '../route-config/route-limits.js';
 
 @ApiTags('Replication')
 @ApiBearerAuth()

@@ -6,7 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
 import { ROOT_LOGGER } from '../core/core.module.js';
-import { MetricsService } from '../http/metrics.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { ReplicationStore } from './replication.store.js';
 import { computeReplicationGauges, type ReplicationGauges } from './state/replication-gauges.js';
 

@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Histogram } from 'prom-client';
 import { RequireScope } from '../auth/scopes.js';
-import { MetricsService } from '../http/metrics.service.js';
-import { RouteLimits } from '../http/route-limits.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RouteLimits } from '../route-config/route-limits.js';
 import { Ctx, RequestContext } from '../logging/request-context.js';
 import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import {

@@ -5,18 +5,19 @@
 // find() with the three relations took ~800 ms for 1,000 schedules (bench/ical-export.mjs) and 60–80 ms for a page
 // of 500 (bench/schedules-scale.mjs), nearly all of it building and hydrating entities.
 //
-// A page is found without counting or walking the table: its total is schedule_stats.schedule_count (kept by
-// triggers, migration 1763780001250) and its first schedule is reached from the nearer end of the (created_at, id)
+// A page is found without counting or walking the table: its total is schedule_stats.schedule_count plus its deltas
+// (kept by triggers, migrations 1763780001250 and 1763780001600; src/database/counter-deltas.ts) and its first schedule is reached from the nearer end of the (created_at, id)
 // index on SQLite, or from the position directory's nearest key on PostgreSQL (src/database/position-directory.ts,
 // as SCIM's user list does). On SQLite the whole page is read in one synchronous section of the connection (one
 // snapshot, a few ms for 500 schedules); on PostgreSQL the position and the total come from one statement.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { TimeSlicer } from '../common/time-slicer.js';
 import { ROOT_LOGGER } from '../core/core.module.js';
+import { currentCounter, DeltaFolder, type CounterTables } from '../database/counter-deltas.js';
 import { namedQuery } from '../database/pg-named-query.js';
 import { DIRECTORY_STEP, loadPositionKeys, PositionDirectory } from '../database/position-directory.js';
 import { withSqliteConnection } from '../database/sqlite-transactions.js';
@@ -92,8 +93,17 @@ function forDialect(sql: string, postgres: boolean): string {
     .replaceAll('{ids}', postgres ? '= ANY($1::uuid[])' : 'IN (SELECT value FROM json_each(?))');
 }
 
+/** schedule_stats and its deltas (src/database/counter-deltas.ts). */
+export const SCHEDULE_COUNTER: CounterTables = {
+  stats: 'schedule_stats',
+  deltas: 'schedule_stats_deltas',
+  columns: ['schedule_count', 'order_generation', 'change_generation'],
+};
+/** The current schedule count and generations, as a derived table (base row + deltas, one snapshot). */
+export const SCHEDULE_STATS = currentCounter(SCHEDULE_COUNTER);
+
 /** The total, read from schedule_stats (a COUNT only if the row is missing). */
-const TOTAL = `COALESCE((SELECT schedule_count FROM schedule_stats WHERE id = 1), (SELECT COUNT(*) FROM schedules))`;
+const TOTAL = `COALESCE((SELECT s.schedule_count FROM ${SCHEDULE_STATS} s WHERE s.id = 1), (SELECT COUNT(*) FROM schedules))`;
 
 /**
  * SQLite: a page of schedules (`{page}`: the ids and keys at some list positions) with their items and recurrences,
@@ -147,7 +157,7 @@ const PG_SCHEDULE_JSON = `json_build_object('Id', p.id, 'ScheduleItems', COALESC
 /** PostgreSQL: the total, the order generation and the page (`{page}`: its keys) as a JSON array, one snapshot. */
 const PG_PAGE = `SELECT s.schedule_count::text AS total, s.order_generation::text AS generation,
        (SELECT COALESCE(json_agg(${PG_SCHEDULE_JSON} ORDER BY p.created_at, p.id), '[]')::text FROM {page} p) AS page
-  FROM schedule_stats s
+  FROM ${SCHEDULE_STATS} s
  WHERE s.id = 1`;
 /** The page at offset $1 of $2 schedules. */
 const PG_BY_OFFSET = '(SELECT created_at, id FROM schedules ORDER BY created_at, id OFFSET $1 LIMIT $2)';
@@ -170,11 +180,13 @@ const READ_CHUNK = 100;
 const jsonList = (value: string | null): string[] => (value === null ? [] : (JSON.parse(value) as string[]));
 
 @Injectable()
-export class ScheduleReader implements OnModuleDestroy {
+export class ScheduleReader implements OnModuleInit, OnModuleDestroy {
   private readonly postgres: boolean;
   /** PostgreSQL only: on SQLite the walk from the nearer end is ~1 ms, and a build would block the event loop. */
   private readonly positions: PositionDirectory | undefined;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  /** PostgreSQL only: folds schedule_stats' deltas (SQLite's triggers update the base row itself). */
+  readonly folder: DeltaFolder | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -183,13 +195,23 @@ export class ScheduleReader implements OnModuleDestroy {
     this.postgres = dataSource.options.type === 'postgres';
     this.positions = this.postgres
       ? new PositionDirectory(
-          (step) => loadPositionKeys(this.dataSource, 'schedules', 'schedule_stats', step),
+          (step) => loadPositionKeys(this.dataSource, 'schedules', SCHEDULE_STATS, step),
           (error) => logger.warn({ err: error }, 'Schedules: building the position directory failed'),
+        )
+      : undefined;
+    this.folder = this.postgres
+      ? new DeltaFolder(dataSource, SCHEDULE_COUNTER, (error) =>
+          logger.warn({ err: error }, 'Schedules: folding the count deltas failed'),
         )
       : undefined;
   }
 
+  onModuleInit(): void {
+    this.folder?.start();
+  }
+
   async onModuleDestroy(): Promise<void> {
+    await this.folder?.stop();
     await this.positions?.idle();
   }
 

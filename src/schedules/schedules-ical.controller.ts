@@ -8,6 +8,9 @@ import { calendarSteps, IcalExportError, type ExportSchedule } from './ical/ical
 import { ScheduleReader } from './schedule-reader.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
 import { SchedulesService } from './schedules.service.js';
+import { SchedulesImportService } from './schedules-import.service.js';
+import type { ScheduleDto } from './dto/schedule.dto.js';
+import { ApiScheduleIdParam } from './schedule-id.param.js';
 
 const CALENDAR = 'text/calendar; charset=utf-8';
 const CALENDAR_EXAMPLE =
@@ -27,6 +30,7 @@ export class SchedulesIcalController {
   constructor(
     private readonly schedules: SchedulesService,
     private readonly reader: ScheduleReader,
+    private readonly imports: SchedulesImportService,
   ) {}
 
   // Declared as a static path: Fastify's router prefers it over GET /api/v1/Schedule/:id.
@@ -54,11 +58,12 @@ export class SchedulesIcalController {
       const more = missing.length > 20 ? ` and ${missing.length - 20} more` : '';
       throw new ScheduleError(ScheduleErrorCode.ScheduleNotFound, `No schedule has the ids ${shown}${more}.`);
     }
-    return render(schedules, slicer);
+    return render(await this.withIdentities(schedules), slicer);
   }
 
   @Get(':id/ical')
   @Header('Content-Type', CALENDAR)
+  @ApiScheduleIdParam()
   @ApiOperation({
     operationId: 'Schedule_ExportIcal',
     summary: 'One schedule as an iCalendar (RFC 5545) VCALENDAR: a VEVENT per item',
@@ -66,7 +71,18 @@ export class SchedulesIcalController {
   @calendarResponse('A VCALENDAR with a VEVENT per item and a VTIMEZONE per zone used')
   @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   async exportOne(@Param('id') id: string): Promise<string> {
-    return render([await this.schedules.get(id)]);
+    return render(await this.withIdentities([await this.schedules.get(id)]));
+  }
+
+  /** Each schedule with the UID and SEQUENCE an import stored for it (ical-identity.ts derives the others'). */
+  private async withIdentities(schedules: readonly ScheduleDto[]): Promise<ExportSchedule[]> {
+    const identities = await this.imports.icalIdentities(schedules.map((schedule) => schedule.Id));
+    return schedules.map((schedule) => {
+      const identity = identities.get(schedule.Id.toLowerCase());
+      return identity === undefined
+        ? schedule
+        : { ...schedule, Uid: identity.uid, Sequence: identity.sequence };
+    });
   }
 }
 

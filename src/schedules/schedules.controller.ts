@@ -20,9 +20,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { AuditedBy, type AuditSource } from '../audit/audit-source.js';
 import { RequireScope } from '../auth/scopes.js';
 import { ok, type ResultMessage } from '../errors/envelope.js';
-import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
+import { Idempotent, idempotentWriteOf, type RenderedAnswer } from '../http/idempotency.js';
 import {
   ApiErrorResponses,
   ApiIdempotencyResponses,
@@ -35,7 +36,8 @@ import {
   ScheduleDeletedResponse,
   ScheduleResponse,
 } from './dto/schedule.dto.js';
-import { SchedulesService } from './schedules.service.js';
+import { SchedulesService, type WriteResult } from './schedules.service.js';
+import { ApiScheduleIdParam } from './schedule-id.param.js';
 
 @ApiTags('Schedule')
 @ApiBearerAuth()
@@ -71,12 +73,21 @@ export class SchedulesController {
   @ApiCreatedResponse({ type: ScheduleResponse })
   @Idempotent()
   @ApiIdempotencyResponses()
-  async create(@Body() body: ScheduleInput, @Req() request: FastifyRequest): Promise<ScheduleResponse> {
-    const { schedule, message } = await this.schedules.create(body, idempotentWriteOf(request));
-    return { ...ok(message), Result: schedule };
+  async create(
+    @Body() body: ScheduleInput,
+    @Req() request: FastifyRequest,
+    @AuditedBy() by: AuditSource,
+  ): Promise<ScheduleResponse> {
+    const result = await this.schedules.create(
+      body,
+      by,
+      idempotentWriteOf(request)?.answeredBy(createdAnswer),
+    );
+    return createdAnswer(result).body;
   }
 
   @Get(':id')
+  @ApiScheduleIdParam()
   @ApiOperation({ operationId: 'Schedule_Get', summary: 'One schedule' })
   @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   @ApiOkResponse({ type: ScheduleResponse })
@@ -85,20 +96,31 @@ export class SchedulesController {
   }
 
   @Put(':id')
+  @ApiScheduleIdParam()
   @ApiOperation({ operationId: 'Schedule_Replace', summary: 'Replace a schedule’s items (new item ids)' })
   @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
   @ApiOkResponse({ type: ScheduleResponse })
-  async replace(@Param('id') id: string, @Body() body: ScheduleInput): Promise<ScheduleResponse> {
-    const { schedule, message } = await this.schedules.replace(id, body);
+  async replace(
+    @Param('id') id: string,
+    @Body() body: ScheduleInput,
+    @AuditedBy() by: AuditSource,
+  ): Promise<ScheduleResponse> {
+    const { schedule, message } = await this.schedules.replace(id, body, by);
     return { ...ok(message), Result: schedule };
   }
 
   @Delete(':id')
+  @ApiScheduleIdParam()
   @ApiOperation({ operationId: 'Schedule_Delete', summary: 'Delete a schedule' })
   @ApiOkResponse({ description: 'Deleted', type: ScheduleDeletedResponse })
   @ApiNotFoundResponse({ description: 'ScheduleNotFound: no schedule has this id', type: ErrorEnvelopeDto })
-  async remove(@Param('id') id: string): Promise<ResultMessage> {
-    await this.schedules.remove(id);
+  async remove(@Param('id') id: string, @AuditedBy() by: AuditSource): Promise<ResultMessage> {
+    await this.schedules.remove(id, by);
     return ok();
   }
+}
+
+/** The 201 of a create, also stored with the schedule under an Idempotency-Key. */
+function createdAnswer({ schedule, message }: WriteResult): RenderedAnswer<ScheduleResponse> {
+  return { statusCode: 201, body: { ...ok(message), Result: schedule } };
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { registerEntities } from '../database/entity-registry.js';
 import { ScheduleStats } from './entities/schedule-stats.entity.js';
+import { ScheduleStatsDelta } from './entities/schedule-stats-delta.entity.js';
 import { Recurrence, RecurrenceException, Schedule, ScheduleItem } from './entities/schedule.entity.js';
 import { OccurrencesController } from './occurrences.controller.js';
 import { OccurrencesService } from './occurrences.service.js';
@@ -16,7 +17,14 @@ import { SeriesCache } from './series-cache.js';
 @Module({
   imports: [
     TypeOrmModule.forFeature(
-      registerEntities([Schedule, ScheduleItem, Recurrence, RecurrenceException, ScheduleStats]),
+      registerEntities([
+        Schedule,
+        ScheduleItem,
+        Recurrence,
+        RecurrenceException,
+        ScheduleStats,
+        ScheduleStatsDelta,
+      ]),
     ),
   ],
   controllers: [

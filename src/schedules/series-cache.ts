@@ -1,9 +1,9 @@
 // Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached"), never
 // served stale, also when a schedule is changed through another service instance on the same database.
 //
-// Every lookup first reads schedule_stats.change_generation (one row), which every statement updating or deleting
-// schedules bumps in its own transaction (a trigger, migration 1763780001250; a replace bumps the schedule's
-// version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
+// Every lookup first reads schedule_stats.change_generation (one row plus its deltas), which every statement updating
+// or deleting schedules bumps in its own transaction (a trigger, migrations 1763780001250 and 1763780001600; a
+// replace bumps the schedule's version). An entry last known current at the generation just read cannot be stale: no schedule has changed since.
 // Only the others — entries checked before a change, and ids not cached — have their versions read (one indexed
 // query per 1,000 ids on SQLite, 5,000 on PostgreSQL), and every entry found current is marked with the generation
 // read *before* its version, so a change committed in between only makes the next lookup check again. Operation 1
@@ -23,7 +23,7 @@ import {
   type ZoneRules,
 } from './recurrence/index.js';
 import type { ScheduleDto } from './dto/schedule.dto.js';
-import { ScheduleReader } from './schedule-reader.js';
+import { SCHEDULE_STATS, ScheduleReader } from './schedule-reader.js';
 
 /**
  * A COUNT series is counted in steps of this many occurrences, giving the event loop a turn once a slice is spent:
@@ -148,7 +148,7 @@ export class SeriesCache {
   /** schedule_stats.change_generation as text; undefined without the row (then every entry is checked). */
   private async changeGeneration(): Promise<string | undefined> {
     const [row] = await this.schedules.query<Array<{ generation: string | number }>>(
-      'SELECT change_generation AS generation FROM schedule_stats WHERE id = 1',
+      `SELECT s.change_generation AS generation FROM ${SCHEDULE_STATS} s WHERE s.id = 1`,
     );
     return row === undefined ? undefined : String(row.generation);
   }

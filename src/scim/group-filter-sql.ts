@@ -7,7 +7,7 @@ import type { ScimAttributePath, ScimCompareFilter, ScimFilter } from './filter/
 import { CORE_GROUP_SCHEMA_ID } from './schema/group-schema.js';
 import { parseListFilter } from './scim-list-filter.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
-import type { SqlDialect } from './scim-filter-sql.js';
+import type { SqlDialect } from './filter-sql/sql-text.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

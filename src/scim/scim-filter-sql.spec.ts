@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { parseFilter } from './filter/scim-filter-parser.js';
 import { resolveFilter } from './filter/scim-filter-resolver.js';
 import { ScimFilterError } from './filter/scim-filter.errors.js';
-import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
+import type { SqlDialect } from './filter-sql/sql-text.js';
+import { filterToSql } from './scim-filter-sql.js';
 
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 

@@ -12,7 +12,6 @@
 // user) instead of the JSON document: `emails[type eq "work"].value eq "x"` is an index lookup on value_key.
 // Values only ever travel as bound parameters. Identifiers (column names, JSON keys) come from the attribute
 // table, never from the request. Framework-free: the repository passes the result to TypeORM's query builder.
-import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 import { matchesFilter } from './filter/scim-filter-evaluator.js';
 import { ScimFilterError } from './filter/scim-filter.errors.js';
 import { printAttributePath } from './filter/scim-filter-printer.js';
@@ -25,16 +24,30 @@ import type {
   ScimFilterValue,
 } from './filter/scim-filter.types.js';
 import type { ScimAttributeDefinition } from './schema/scim-schema.types.js';
-import { emailValueKey } from './user-email-rows.js';
-
-export type SqlDialect = 'sqlite' | 'postgres';
-
-export type SqlParameter = string | number | Date;
-
-export interface SqlCondition {
-  readonly sql: string;
-  readonly parameters: Readonly<Record<string, SqlParameter>>;
-}
+import {
+  COLUMNS,
+  CONSTANT_PATHS,
+  CONSTANT_RESOURCE,
+  EMAIL_COLUMNS,
+  EMAIL_TABLE,
+  referencedNames,
+  unsupported,
+  type ElementSource,
+} from './filter-sql/user-columns.js';
+import { isPrimaryFlag, LeafComparisons, type Leaf } from './filter-sql/leaf-comparison.js';
+import {
+  escapeLike,
+  FALSE,
+  jsonScalar,
+  lowerFunction,
+  quoteJsonKey,
+  quoteIdentifier,
+  requiredText,
+  TRUE,
+  type SqlCondition,
+  type SqlDialect,
+  type SqlParameter,
+} from './filter-sql/sql-text.js';
 
 export interface FilterSqlOptions {
   readonly dialect: SqlDialect;
@@ -50,119 +63,15 @@ export interface FilterSqlOptions {
   readonly page?: boolean;
 }
 
-const TRUE = '(1 = 1)';
-const FALSE = '(1 = 0)';
-const SAFE_IDENTIFIER = /^[A-Za-z0-9_:.$-]+$/;
-
-/** The columns behind the common attributes and the lookup columns (see entities/scim-user.entity.ts). */
-const COLUMNS: Readonly<Record<string, { column: string; lowered?: boolean; uuid?: boolean }>> = {
-  id: { column: 'id', uuid: true },
-  userName: { column: 'user_name_lower', lowered: true },
-  externalId: { column: 'external_id' },
-  'meta.created': { column: 'created_at' },
-  'meta.lastModified': { column: 'last_modified' },
-};
-
-/**
- * The sub-attributes of `emails` that scim_user_emails holds, and their columns (entities/scim-user-email.entity.ts).
- * A filter on emails that reads only these uses the table; one that reads display or nullable reads the JSON.
- */
-const EMAIL_TABLE = 'scim_user_emails';
-const EMAIL_COLUMNS: Readonly<Record<string, string>> = {
-  value: 'value',
-  type: 'type',
-  primary: 'is_primary',
-};
-
-/** Attributes whose value is the same for every user: evaluated here, not in SQL. */
-const CONSTANT_RESOURCE = { meta: { resourceType: 'User' } } as const;
-const CONSTANT_PATHS = new Set(['meta.resourceType']);
-
-function unsupported(path: ScimAttributePath): never {
-  throw new ScimFilterError(
-    `"${printAttributePath(path)}" cannot be used in a filter (it is computed per request)`,
-    -1,
-    'invalidFilter',
-  );
-}
-
-/** A SQL identifier in double quotes; only names from the attribute table or the code reach it. */
-export function quoteIdentifier(name: string): string {
-  if (!SAFE_IDENTIFIER.test(name)) throw new Error(`Unexpected identifier ${JSON.stringify(name)}`);
-  return `"${name}"`;
-}
-
-function quoteJsonKey(name: string): string {
-  if (!SAFE_IDENTIFIER.test(name)) throw new Error(`Unexpected JSON key ${JSON.stringify(name)}`);
-  return name;
-}
-
-/** A scalar read from a JSON object expression at `keys` (text on PostgreSQL, the JSON type's value on SQLite). */
-export function jsonScalar(dialect: SqlDialect, objectExpression: string, keys: readonly string[]): string {
-  if (dialect === 'postgres') {
-    const path = keys.map((key) => `'${quoteJsonKey(key)}'`);
-    const last = path.pop() ?? "''";
-    return `(${[objectExpression, ...path].join(' -> ')} ->> ${last})`;
-  }
-  return `json_extract(${objectExpression}, '${jsonPathOf(keys)}')`;
-}
-
-/** SQLite's JSON path for `keys` ($."a"."b"). */
-export function jsonPathOf(keys: readonly string[]): string {
-  return `$${keys.map((key) => `."${quoteJsonKey(key)}"`).join('')}`;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
-function escapeGlob(text: string): string {
-  return text.replace(/[*?[]/g, (char) => `[${char}]`);
-}
-
-/** What a comparison reads: one SQL expression and the attribute definition that says how to compare it. */
-interface Leaf {
-  readonly expression: string;
-  readonly definition: ScimAttributeDefinition;
-  /** The column already holds the lower-cased value (userName): compare with a lower-cased parameter. */
-  readonly lowered: boolean;
-  /** A PostgreSQL uuid column: compared as text so that a malformed id is no match rather than an error. */
-  readonly uuid: boolean;
-  /** A real column (never holds '' for "absent"), rather than a value read out of the JSON document. */
-  readonly column: boolean;
-  /** A boolean column (scim_user_emails.is_primary) rather than JSON's true/false read as 1/0 or 'true'/'false'. */
-  readonly booleanColumn?: boolean;
-  /** An indexed column holding emailValueKey(the value): `eq` also compares it, so that the index is used. */
-  readonly key?: string;
-}
-
-/**
- * Where the elements of a multi-valued attribute are read: JSON objects in the document, or scim_user_emails rows,
- * selected as `id IN (SELECT user_id …)` or (`emailTableByUser`) by a correlated EXISTS per user.
- */
-type ElementSource = 'json' | 'emailTable' | 'emailTableByUser';
-
-/** Sub-attribute names a filter inside `emails[…]` reads. */
-function referencedNames(filter: ScimFilter): string[] {
-  switch (filter.kind) {
-    case 'and':
-    case 'or':
-      return [...referencedNames(filter.left), ...referencedNames(filter.right)];
-    case 'not':
-    case 'valuePath':
-      return referencedNames(filter.filter);
-    case 'compare':
-    case 'present':
-      return [filter.path.attribute];
-  }
-}
-
 class Translator {
   private readonly parameters: Record<string, SqlParameter> = {};
+  private readonly leaves: LeafComparisons;
   private counter = 0;
   private elementCounter = 0;
 
-  constructor(private readonly options: FilterSqlOptions) {}
+  constructor(private readonly options: FilterSqlOptions) {
+    this.leaves = new LeafComparisons(options.dialect, (value) => this.bind(value));
+  }
 
   get collected(): Record<string, SqlParameter> {
     return this.parameters;
@@ -371,7 +280,7 @@ class Translator {
     if (CONSTANT_PATHS.has(printed)) return this.constant(filter);
     const definition = subAttribute ?? attribute;
     const columnLeaf = this.columnLeaf(path, definition);
-    if (columnLeaf !== undefined) return this.compareSingle(columnLeaf, operator, value);
+    if (columnLeaf !== undefined) return this.leaves.compareSingle(columnLeaf, operator, value);
     if (path.schema === undefined && attribute.name === 'meta') return unsupported(path);
     if (attribute.multiValued) {
       if (subAttribute === undefined) {
@@ -387,7 +296,7 @@ class Translator {
       uuid: false,
       column: false,
     };
-    return this.compareSingle(leaf, operator, value);
+    return this.leaves.compareSingle(leaf, operator, value);
   }
 
   private constant(filter: ScimFilter): string {
@@ -410,7 +319,7 @@ class Translator {
       // compareSingle reads an absent primary as false; only a user without elements has no value at all.
       const matching = this.existsElement(
         containerKeys,
-        (element) => this.compareSingle(leafOf(element), operator, value),
+        (element) => this.leaves.compareSingle(leafOf(element), operator, value),
         source,
       );
       if (operator !== 'ne') return matching;
@@ -428,7 +337,7 @@ class Translator {
         containerKeys,
         (element) => {
           const leaf = leafOf(element);
-          return `(${leaf.expression} IS NOT NULL AND NOT ${this.comparison(leaf, 'eq', value)})`;
+          return `(${leaf.expression} IS NOT NULL AND NOT ${this.leaves.comparison(leaf, 'eq', value)})`;
         },
         source,
       );
@@ -438,7 +347,7 @@ class Translator {
       containerKeys,
       (element) => {
         const leaf = leafOf(element);
-        return `(${leaf.expression} IS NOT NULL AND ${this.comparison(leaf, operator, value)})`;
+        return `(${leaf.expression} IS NOT NULL AND ${this.leaves.comparison(leaf, operator, value)})`;
       },
       source,
     );
@@ -447,20 +356,6 @@ class Translator {
       requiredText({ kind: 'compare', path: { attribute: sub.name }, operator, value }),
       exists,
     );
-  }
-
-  /**
-   * The case fold for a comparison with `text`. SQLite's LOWER() folds ASCII letters only, so a comparison folds
-   * through scim_lower (JavaScript's toLowerCase, as the evaluator; registered on every SQLite connection by
-   * src/database/data-source.ts) unless the built-in gives the same answer: for an ASCII value without `i` or `k`
-   * it does for a match (eq, ne, co, sw, ew): the only characters whose lower case holds an ASCII letter are
-   * U+0130 `İ` → `i̇` and the Kelvin sign → `k`, and any other non-ASCII character stays non-ASCII in either case,
-   * so matches nothing in such a value. An ordering (gt, ge, lt, le) always folds through scim_lower: a stored
-   * Kelvin sign sorts as `k` there. That keeps the common match free of a call into JavaScript per row.
-   */
-  private lowerFor(text: string, ordering = false): string {
-    if (this.postgres) return 'LOWER';
-    return !ordering && isAscii(text) && !/[ik]/i.test(text) ? 'LOWER' : SQLITE_UNICODE_LOWER;
   }
 
   /**
@@ -473,7 +368,7 @@ class Translator {
   private withTextPrefilter(text: string | undefined, condition: string): string {
     if (text === undefined || this.postgres) return condition;
     const pattern = this.bind(`%${escapeLike(text)}%`);
-    const lower = this.lowerFor(text);
+    const lower = lowerFunction(this.options.dialect, text);
     return `(${lower}(${this.document}) LIKE ${lower}(${pattern}) ESCAPE '\\' AND ${condition})`;
   }
 
@@ -529,205 +424,12 @@ class Translator {
         case 'present':
           return this.leafPresent(leafFor(node.path));
         case 'compare':
-          return this.compareSingle(leafFor(node.path), node.operator, node.value);
+          return this.leaves.compareSingle(leafFor(node.path), node.operator, node.value);
         case 'valuePath':
           throw new ScimFilterError('Value filters cannot be nested', -1, 'invalidFilter');
       }
     };
     return walk(filter);
-  }
-
-  // ---- comparisons ----------------------------------------------------------------------------------------------
-
-  /** A comparison on one possibly-null value, TRUE or FALSE (never NULL). */
-  private compareSingle(leaf: Leaf, operator: ScimCompareOperator, value: ScimFilterValue): string {
-    if (value !== null && isPrimaryFlag(leaf.definition)) {
-      // An absent primary is false (RFC 7643 §2.4), as the evaluator reads it.
-      const absent = leaf.booleanColumn === true && this.postgres ? 'FALSE' : this.postgres ? "'false'" : '0';
-      const absentIsFalse = `COALESCE(${leaf.expression}, ${absent})`;
-      return this.booleanComparison({ ...leaf, expression: absentIsFalse }, operator, value);
-    }
-    const { expression } = leaf;
-    if (value === null) {
-      if (operator === 'eq') return `(${expression} IS NULL)`;
-      if (operator === 'ne') return `(${expression} IS NOT NULL)`;
-      return FALSE;
-    }
-    if (operator === 'ne') {
-      return `(${expression} IS NULL OR NOT ${this.comparison(leaf, 'eq', value)})`;
-    }
-    return `(${expression} IS NOT NULL AND ${this.comparison(leaf, operator, value)})`;
-  }
-
-  /** The comparison of a non-null value with a non-null literal (its result is never NULL then). */
-  private comparison(
-    leaf: Leaf,
-    operator: ScimCompareOperator,
-    value: Exclude<ScimFilterValue, null>,
-  ): string {
-    const { definition } = leaf;
-    switch (definition.type) {
-      case 'boolean':
-        return this.booleanComparison(leaf, operator, value);
-      case 'dateTime':
-        return this.dateComparison(leaf, operator, value);
-      case 'integer':
-      case 'decimal':
-        return this.numberComparison(leaf, operator, value);
-      case 'string':
-      case 'reference':
-      case 'binary':
-        return this.stringComparison(leaf, operator, String(value));
-      case 'complex':
-        throw new Error(`Complex attribute "${definition.name}" reached a comparison`);
-    }
-  }
-
-  private booleanComparison(leaf: Leaf, operator: ScimCompareOperator, value: ScimFilterValue): string {
-    if (typeof value !== 'boolean') throw new Error('A boolean attribute needs a boolean literal');
-    // SQLite's json_extract reads JSON true/false as 1/0 (and stores a boolean column as 1/0); PostgreSQL's ->> as
-    // the text 'true'/'false'.
-    const literal =
-      leaf.booleanColumn === true && this.postgres
-        ? value
-          ? 'TRUE'
-          : 'FALSE'
-        : this.postgres
-          ? this.bind(value ? 'true' : 'false')
-          : value
-            ? '1'
-            : '0';
-    if (operator === 'eq') return `(${leaf.expression} = ${literal})`;
-    if (operator === 'ne') return `(${leaf.expression} <> ${literal})`;
-    return FALSE;
-  }
-
-  private dateComparison(leaf: Leaf, operator: ScimCompareOperator, value: ScimFilterValue): string {
-    const instant = new Date(String(value));
-    if (!leaf.column) {
-      // No dateTime attribute lives in the JSON document today; refuse rather than compare text.
-      throw new ScimFilterError(
-        `"${leaf.definition.name}" cannot be compared as a date`,
-        -1,
-        'invalidFilter',
-      );
-    }
-    return `(${leaf.expression} ${sqlOperator(operator)} ${this.bind(instant)})`;
-  }
-
-  private numberComparison(leaf: Leaf, operator: ScimCompareOperator, value: ScimFilterValue): string {
-    if (typeof value !== 'number') throw new Error('A number attribute needs a number literal');
-    const expression = this.postgres ? `CAST(${leaf.expression} AS double precision)` : leaf.expression;
-    return `(${expression} ${sqlOperator(operator)} ${this.bind(value)})`;
-  }
-
-  private stringComparison(leaf: Leaf, operator: ScimCompareOperator, value: string): string {
-    const caseExact = leaf.definition.caseExact || leaf.uuid;
-    let left = leaf.uuid ? `CAST(${leaf.expression} AS text)` : leaf.expression;
-    let text = value;
-    let lowerRight = false;
-    const ordering = operator === 'gt' || operator === 'ge' || operator === 'lt' || operator === 'le';
-    const lower = this.lowerFor(value, ordering);
-    if (leaf.lowered) text = value.toLowerCase();
-    else if (!caseExact) {
-      left = `${lower}(${left})`;
-      lowerRight = true;
-    }
-    const bound = (literal: string): string => {
-      const parameter = this.bind(literal);
-      return lowerRight ? `${lower}(${parameter})` : parameter;
-    };
-    switch (operator) {
-      case 'eq':
-      case 'ne':
-      case 'gt':
-      case 'ge':
-      case 'lt':
-      case 'le': {
-        const collated =
-          this.postgres && operator !== 'eq' && operator !== 'ne' ? `${left} COLLATE "C"` : left;
-        const comparison = `(${collated} ${sqlOperator(operator)} ${bound(text)})`;
-        if (operator === 'eq' && leaf.key !== undefined) {
-          return `(${leaf.key} = ${this.bind(emailValueKey(text))} AND ${comparison})`;
-        }
-        return comparison;
-      }
-      case 'co':
-      case 'sw':
-      case 'ew': {
-        const before = operator === 'co' || operator === 'ew';
-        const after = operator === 'co' || operator === 'sw';
-        // SQLite's LIKE ignores ASCII case, so a case-exact match there uses GLOB (case-sensitive) instead.
-        if (caseExact && !this.postgres) {
-          const pattern = `${before ? '*' : ''}${escapeGlob(text)}${after ? '*' : ''}`;
-          return `(${left} GLOB ${this.bind(pattern)})`;
-        }
-        const pattern = `${before ? '%' : ''}${escapeLike(text)}${after ? '%' : ''}`;
-        return `(${left} LIKE ${bound(pattern)} ESCAPE '\\')`;
-      }
-    }
-  }
-}
-
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
-/** True when JSON.stringify writes `text` unchanged (no quote, backslash, control character or lone surrogate). */
-function isVerbatimInJson(text: string): boolean {
-  return text !== '' && JSON.stringify(text) === `"${text}"`;
-}
-
-/**
- * A string that must occur in any element matching `filter` (a positive eq/co/sw/ew on a string); the longest one
- * when an `and` offers several, none under `or`/`not`.
- */
-function requiredText(filter: ScimFilter): string | undefined {
-  switch (filter.kind) {
-    case 'compare':
-      return ['eq', 'co', 'sw', 'ew'].includes(filter.operator) &&
-        typeof filter.value === 'string' &&
-        isVerbatimInJson(filter.value)
-        ? filter.value
-        : undefined;
-    case 'and': {
-      const left = requiredText(filter.left);
-      const right = requiredText(filter.right);
-      if (left === undefined) return right;
-      if (right === undefined) return left;
-      return right.length > left.length ? right : left;
-    }
-    case 'or':
-    case 'not':
-    case 'present':
-    case 'valuePath':
-      return undefined;
-  }
-}
-
-function isPrimaryFlag(definition: ScimAttributeDefinition): boolean {
-  return definition.type === 'boolean' && definition.name === 'primary';
-}
-
-function sqlOperator(operator: ScimCompareOperator): string {
-  switch (operator) {
-    case 'eq':
-      return '=';
-    case 'ne':
-      return '<>';
-    case 'gt':
-      return '>';
-    case 'ge':
-      return '>=';
-    case 'lt':
-      return '<';
-    case 'le':
-      return '<=';
-    case 'co':
-    case 'sw':
-    case 'ew':
-      throw new Error(`"${operator}" has no single SQL operator`);
   }
 }
 

@@ -1,5 +1,4 @@
 import {
-  applyDecorators,
   Body,
   Controller,
   Delete,
@@ -28,7 +27,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
-import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
+import { Idempotent, idempotentWriteOf, renderedBody, type RenderedAnswer } from '../http/idempotency.js';
 import {
   ScimGroupDto,
   ScimGroupInputDto,
@@ -41,7 +40,12 @@ import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
 import { SCIM_CONTENT_TYPE } from './scim-error.renderer.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import type { GroupSortKey } from './scim-groups.repository.js';
-import { ScimGroupsService, type GroupListQuery, type ScimGroupListResponse } from './scim-groups.service.js';
+import {
+  ScimGroupsService,
+  type CreatedGroup,
+  type GroupListQuery,
+  type ScimGroupListResponse,
+} from './scim-groups.service.js';
 import {
   parseListQuery,
   parseProjection,
@@ -49,17 +53,22 @@ import {
   requireSchemasArray,
   scimBaseUrl,
   singleHeader,
+  SCIM_PAGING_RANGE,
 } from './scim-http.js';
-import { ApiScimConsumes, ApiScimCreateErrorResponses, ApiScimErrorResponses } from './scim-openapi.js';
+import {
+  ApiScimConsumes,
+  ApiScimCreateErrorResponses,
+  ApiScimErrorResponses,
+  ApiScimProjectionQueries,
+} from './scim-openapi.js';
+import { GROUP_SORT_BY } from './scim-sort-by.js';
 import { ScimError, ScimErrorCode } from './scim.errors.js';
+import { auditSourceOf } from '../audit/audit-source.js';
 
-const ID_PARAM = { name: 'id', example: 'e9e30dba-f08f-4109-8486-d5c6a331660a' };
+// No example id: none can exist on a fresh instance (ids are assigned), so Swagger UI asks for a real one.
+const ID_PARAM = { name: 'id', description: "The group's id (as its create answer or a list names it)." };
 const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
-const ApiProjectionQueries = (): MethodDecorator =>
-  applyDecorators(
-    ApiQuery({ name: 'attributes', type: String, required: false, example: 'displayName' }),
-    ApiQuery({ name: 'excludedAttributes', type: String, required: false, example: 'members' }),
-  );
+const ApiProjectionQueries = (): MethodDecorator => ApiScimProjectionQueries('displayName', 'members');
 
 const SORT_KEYS: Readonly<Record<string, GroupSortKey>> = {
   id: 'id',
@@ -114,25 +123,38 @@ export class ScimGroupsController {
   ): Promise<unknown> {
     requireSchemasArray(body);
     const projection = parseProjection(query, GROUP_RESOURCE_SCHEMA);
-    const { entity, view } = await this.groups.create(
+    const created = ({ entity, view }: CreatedGroup): RenderedAnswer => ({
+      statusCode: 201,
+      headers: {
+        'content-type': SCIM_CONTENT_TYPE,
+        location: `${scimBaseUrl(request)}/Groups/${entity.id}`,
+        etag: etagOf(entity.version),
+      },
+      body: view,
+    });
+    const group = await this.groups.create(
       body,
       scimBaseUrl(request),
       projection,
-      idempotentWriteOf(request),
+      auditSourceOf(request),
+      idempotentWriteOf(request)?.answeredBy(created),
     );
-    reply
-      .header('Location', `${scimBaseUrl(request)}/Groups/${entity.id}`)
-      .header('ETag', etagOf(entity.version));
-    return view;
+    return renderedBody(reply, created(group));
   }
 
   @Get()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
   @ApiOperation({ operationId: 'Scim_ListGroups', summary: 'List groups, with filter, paging and sorting' })
   @ApiQuery({ name: 'filter', type: String, required: false, example: 'displayName eq "Sales"' })
-  @ApiQuery({ name: 'startIndex', type: 'integer', required: false, example: 1 })
-  @ApiQuery({ name: 'count', type: 'integer', required: false, example: 100 })
-  @ApiQuery({ name: 'sortBy', type: String, required: false, example: 'displayName' })
+  @ApiQuery({ name: 'startIndex', type: 'integer', ...SCIM_PAGING_RANGE, required: false, example: 1 })
+  @ApiQuery({ name: 'count', type: 'integer', ...SCIM_PAGING_RANGE, required: false, example: 100 })
+  @ApiQuery({
+    name: 'sortBy',
+    type: String,
+    required: false,
+    example: 'displayName',
+    enum: [...GROUP_SORT_BY],
+  })
   @ApiQuery({
     name: 'sortOrder',
     enum: ['ascending', 'descending'],
@@ -158,7 +180,24 @@ export class ScimGroupsController {
   @Header('Content-Type', SCIM_CONTENT_TYPE)
   @ApiOperation({ operationId: 'Scim_SearchGroups', summary: 'List groups with the query in the body' })
   @ApiScimConsumes()
-  @ApiBody({ type: ScimGroupSearchRequestDto })
+  // One example body: a sample of every property would send both attributes and excludedAttributes (400).
+  @ApiBody({
+    type: ScimGroupSearchRequestDto,
+    examples: {
+      search: {
+        summary: 'A search',
+        value: {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+          filter: 'displayName sw "S"',
+          startIndex: 1,
+          count: 100,
+          sortBy: 'displayName',
+          sortOrder: 'ascending',
+          attributes: ['displayName'],
+        },
+      },
+    },
+  })
   @ApiOkResponse({ description: 'ListResponse of groups', type: ScimGroupListResponseDto })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimGroupListResponse> {
@@ -233,6 +272,7 @@ export class ScimGroupsController {
       singleHeader(request, 'if-match'),
       scimBaseUrl(request),
       projection,
+      auditSourceOf(request),
     );
     reply.header('ETag', etagOf(entity.version));
     return view;
@@ -270,6 +310,7 @@ export class ScimGroupsController {
       singleHeader(request, 'if-match'),
       scimBaseUrl(request),
       wantsBody ? projection : { attributes: [] },
+      auditSourceOf(request),
     );
     reply.header('ETag', etagOf(entity.version));
     if (!wantsBody) {
@@ -287,6 +328,6 @@ export class ScimGroupsController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiScimErrorResponses(404, 412)
   async delete(@Param('id') id: string, @Req() request: FastifyRequest): Promise<void> {
-    await this.groups.delete(id, singleHeader(request, 'if-match'));
+    await this.groups.delete(id, singleHeader(request, 'if-match'), auditSourceOf(request));
   }
 }

@@ -6,12 +6,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { namedQuery } from '../database/pg-named-query.js';
+import { writeAuditEvent, type AuditEntry } from '../audit/audit-trail.js';
 import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
 import type { GroupPatchPlan } from './patch/group-patch.js';
-import type { SqlDialect } from './scim-filter-sql.js';
+import type { SqlDialect } from './filter-sql/sql-text.js';
 import {
   isUniqueViolation,
   ScimUsersRepository,
@@ -104,7 +105,8 @@ export class ScimGroupsRepository {
   async insert(
     group: ScimGroupEntity,
     memberIds: readonly string[],
-    idempotency?: TransactionalRecord,
+    audit: AuditEntry,
+    idempotency?: TransactionalRecord<void>,
   ): Promise<void> {
     try {
       await inTransaction(
@@ -113,6 +115,7 @@ export class ScimGroupsRepository {
           await manager.insert(ScimGroupEntity, group);
           await this.insertMembers(manager, group.id, memberIds);
           await touchUsers(manager, memberIds, group.lastModified);
+          await writeAuditEvent(manager, audit);
         },
         { record: idempotency },
       );
@@ -162,6 +165,7 @@ export class ScimGroupsRepository {
     id: string,
     plan: Pick<GroupPatchPlan, 'resetMembers' | 'add' | 'remove'>,
     decide: (current: ScimGroupEntity) => GroupChanges,
+    audit: AuditEntry,
   ): Promise<ScimGroupEntity | undefined> {
     const groupId = ScimUsersRepository.normalizeId(id);
     if (groupId === undefined) return undefined;
@@ -218,6 +222,12 @@ export class ScimGroupsRepository {
           await touchMembersOf(manager, groupId, next.lastModified);
           await touchUsers(manager, gone, next.lastModified);
         }
+        const members = { membersChanged: touched.length };
+        await writeAuditEvent(manager, {
+          ...audit,
+          resourceId: groupId,
+          detail: { ...audit.detail, ...members },
+        });
         return next;
       });
     } catch (error) {
@@ -228,7 +238,7 @@ export class ScimGroupsRepository {
     }
   }
 
-  async delete(id: string, expectedVersion?: number): Promise<boolean> {
+  async delete(id: string, audit: AuditEntry, expectedVersion?: number): Promise<boolean> {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
     return inTransaction(this.groups.manager.connection, async (manager) => {
@@ -243,6 +253,7 @@ export class ScimGroupsRepository {
       await manager.delete(ScimGroupEntity, { id: normalized });
       // The foreign key cascades too; this does not depend on SQLite's foreign_keys pragma.
       await manager.delete(ScimGroupMemberEntity, { groupId: normalized });
+      await writeAuditEvent(manager, { ...audit, resourceId: normalized });
       return true;
     });
   }
@@ -279,10 +290,12 @@ export class ScimGroupsRepository {
   }
 
   /** Members of the given groups, with each user's displayName (or userName), oldest membership order-free. */
-  async membersOf(groupIds: readonly string[]): Promise<MemberRow[]> {
+  /** `manager`: read inside that transaction (a create's answer, rendered before it commits). */
+  async membersOf(groupIds: readonly string[], manager?: EntityManager): Promise<MemberRow[]> {
+    const members = manager?.getRepository(ScimGroupMemberEntity) ?? this.members;
     const rows: MemberRow[] = [];
     for (const chunk of chunks(groupIds)) {
-      const raw = await this.members
+      const raw = await members
         .createQueryBuilder('m')
         .innerJoin(ScimUserEntity, 'u', 'u.id = m.user_id')
         .select('m.group_id', 'groupId')

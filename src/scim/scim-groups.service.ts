@@ -2,9 +2,10 @@
 // members that must be users of this service (an unknown id is a 400 naming it, never a dangling member). Every
 // write goes through one plan (group-patch.ts) applied by the repository in a transaction that bumps the version
 // only when something changed; without If-Match a write that lost a race is applied again to the newer version.
-import type { TransactionalRecord } from '../database/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { mapRecord, type TransactionalRecord } from '../database/transaction.js';
 import { ScimGroupEntity } from './entities/scim-group.entity.js';
 import {
   checkDisplayName,
@@ -26,6 +27,8 @@ import { ScimGroupsRepository, type GroupChanges, type GroupSort } from './scim-
 import { isForeignKeyViolation, isTransientConflict } from './scim-users.repository.js';
 import { quotedId, rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
 import { LIST_RESPONSE_SCHEMA, type IfMatch, type ListQuery } from './scim-users.service.js';
+import type { AuditSource } from '../audit/audit-source.js';
+import { patchOperationsOf, type AuditDetail, type AuditEntry } from '../audit/audit-trail.js';
 
 const WRITE_ATTEMPTS = 10;
 /** Unknown member ids quoted in an error message, at most. */
@@ -87,6 +90,11 @@ function readGroupInput(body: unknown): GroupInput {
   return input;
 }
 
+export interface CreatedGroup {
+  entity: ScimGroupEntity;
+  view: Partial<ScimGroupView>;
+}
+
 @Injectable()
 export class ScimGroupsService {
   constructor(private readonly repository: ScimGroupsRepository) {}
@@ -109,9 +117,10 @@ export class ScimGroupsService {
     entity: ScimGroupEntity,
     baseUrl: string,
     projection: AttributeProjection,
+    manager?: EntityManager,
   ): Promise<Partial<ScimGroupView>> {
     const withMembers = isAttributeReturned(projection, 'members');
-    const members = withMembers ? await this.repository.membersOf([entity.id]) : undefined;
+    const members = withMembers ? await this.repository.membersOf([entity.id], manager) : undefined;
     return projectResource(toGroupView(entity, members, baseUrl), GROUP_RESOURCE_SCHEMA, projection);
   }
 
@@ -121,13 +130,17 @@ export class ScimGroupsService {
     return entity;
   }
 
-  /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the group. */
+  /**
+   * `idempotency`: the request's Idempotency-Key record, stored with its answer in the group's transaction (the
+   * view, members' display names included, is then read inside it, once).
+   */
   async create(
     body: unknown,
     baseUrl: string,
     projection: AttributeProjection,
-    idempotency?: TransactionalRecord,
-  ) {
+    by: AuditSource,
+    idempotency?: TransactionalRecord<CreatedGroup>,
+  ): Promise<CreatedGroup> {
     const input = readGroupInput(body);
     await this.checkMembers(input.members);
     const now = new Date();
@@ -140,8 +153,21 @@ export class ScimGroupsService {
       createdAt: now,
       lastModified: now,
     });
-    await this.repository.insert(entity, input.members, idempotency);
-    return { entity, view: await this.view(entity, baseUrl, projection) };
+    const audit = groupChange(by, 'create', entity.id, {
+      displayName: entity.displayName,
+      members: input.members.length,
+    });
+    let view: Partial<ScimGroupView> | undefined;
+    await this.repository.insert(
+      entity,
+      input.members,
+      audit,
+      mapRecord(idempotency, async (_: void, manager) => {
+        view = await this.view(entity, baseUrl, projection, manager);
+        return { entity, view };
+      }),
+    );
+    return { entity, view: view ?? (await this.view(entity, baseUrl, projection)) };
   }
 
   async get(id: string, baseUrl: string, projection: AttributeProjection) {
@@ -190,6 +216,7 @@ export class ScimGroupsService {
     ifMatch: IfMatch,
     baseUrl: string,
     projection: AttributeProjection,
+    by: AuditSource,
   ) {
     const input = readGroupInput(body);
     await this.checkMembers(input.members);
@@ -200,10 +227,17 @@ export class ScimGroupsService {
       add: new Set(input.members),
       remove: new Set(),
     };
-    return this.write(id, plan, ifMatch, baseUrl, projection);
+    return this.write(id, plan, ifMatch, baseUrl, projection, groupChange(by, 'replace', id));
   }
 
-  async patch(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string, projection: AttributeProjection) {
+  async patch(
+    id: string,
+    body: unknown,
+    ifMatch: IfMatch,
+    baseUrl: string,
+    projection: AttributeProjection,
+    by: AuditSource,
+  ) {
     let plan: GroupPatchPlan;
     try {
       plan = planGroupPatch(body);
@@ -211,7 +245,8 @@ export class ScimGroupsService {
       rethrowEngineError(error);
     }
     await this.checkMembers(plan.add);
-    return this.write(id, plan, ifMatch, baseUrl, projection);
+    const audit = groupChange(by, 'patch', id, { operations: patchOperationsOf(body) });
+    return this.write(id, plan, ifMatch, baseUrl, projection, audit);
   }
 
   /**
@@ -225,24 +260,30 @@ export class ScimGroupsService {
     ifMatch: IfMatch,
     baseUrl: string,
     projection: AttributeProjection,
+    audit: AuditEntry,
   ): Promise<{ entity: ScimGroupEntity; view: Partial<ScimGroupView> }> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       let entity: ScimGroupEntity | undefined;
       try {
-        entity = await this.repository.write(id, plan, (current) => {
-          if (ifMatch !== undefined && !matchesEntityTag(ifMatch, current.version)) {
-            throw ScimError.preconditionFailed(etagOf(current.version), 'group');
-          }
-          const changes: GroupChanges = {};
-          if (plan.displayName !== undefined && plan.displayName !== current.displayName) {
-            changes.displayName = plan.displayName;
-            changes.displayNameLower = plan.displayName.toLowerCase();
-          }
-          if (plan.externalId !== undefined && plan.externalId !== current.externalId) {
-            changes.externalId = plan.externalId;
-          }
-          return changes;
-        });
+        entity = await this.repository.write(
+          id,
+          plan,
+          (current) => {
+            if (ifMatch !== undefined && !matchesEntityTag(ifMatch, current.version)) {
+              throw ScimError.preconditionFailed(etagOf(current.version), 'group');
+            }
+            const changes: GroupChanges = {};
+            if (plan.displayName !== undefined && plan.displayName !== current.displayName) {
+              changes.displayName = plan.displayName;
+              changes.displayNameLower = plan.displayName.toLowerCase();
+            }
+            if (plan.externalId !== undefined && plan.externalId !== current.externalId) {
+              changes.externalId = plan.externalId;
+            }
+            return changes;
+          },
+          audit,
+        );
       } catch (error) {
         if (isForeignKeyViolation(error)) await this.checkMembers(plan.add);
         else if (!isTransientConflict(error)) throw error;
@@ -255,18 +296,28 @@ export class ScimGroupsService {
     throw ScimError.concurrentModification(id, 'group');
   }
 
-  async delete(id: string, ifMatch: IfMatch): Promise<void> {
+  async delete(id: string, ifMatch: IfMatch, by: AuditSource): Promise<void> {
+    const audit = groupChange(by, 'delete', id);
     if (ifMatch === undefined) {
-      if (!(await this.repository.delete(id)))
+      if (!(await this.repository.delete(id, audit)))
         throw ScimError.resourceNotFound(`No group has the id "${quotedId(id)}".`);
       return;
     }
     const current = await this.load(id);
     if (!matchesEntityTag(ifMatch, current.version))
       throw ScimError.preconditionFailed(etagOf(current.version), 'group');
-    if (!(await this.repository.delete(current.id, current.version))) {
+    if (!(await this.repository.delete(current.id, audit, current.version))) {
       const now = await this.load(id);
       throw ScimError.preconditionFailed(etagOf(now.version), 'group');
     }
   }
+}
+
+function groupChange(
+  by: AuditSource,
+  verb: 'create' | 'replace' | 'patch' | 'delete',
+  id: string,
+  detail?: AuditDetail,
+): AuditEntry {
+  return { by, action: `scim.group.${verb}`, resourceType: 'ScimGroup', resourceId: id, detail };
 }

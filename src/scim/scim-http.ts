@@ -16,6 +16,11 @@ import { DEFAULT_COUNT, MAX_RESULTS, type ListQuery } from './scim-users.service
 
 /** Larger offsets would overflow SQLite's integer; no page can start there anyway. */
 const MAX_START_INDEX = 2_147_483_647;
+/**
+ * The range the document states for startIndex and count (issue 33: no unbounded request integer). The service
+ * clamps a value outside it as RFC 7644 §3.4.2.4 says rather than refusing it (docs/decisions.md).
+ */
+export const SCIM_PAGING_RANGE = { minimum: -2_147_483_648, maximum: MAX_START_INDEX } as const;
 
 export function scimBaseUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}${SCIM_BASE_PATH}`;

@@ -3,9 +3,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiConsumes, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { ScimErrorDto } from './dto/scim-user.dto.js';
+import { USER_SORT_BY } from './scim-sort-by.js';
+import { ATTRIBUTE_LIST_PATTERN } from './schema/attribute-projection.js';
 
 const COMMON: ReadonlyArray<[number, string]> = [
-  [400, 'invalidSyntax, invalidValue, invalidPath, noTarget, mutability or invalidFilter (scimType)'],
+  [
+    400,
+    'invalidSyntax (also a path that is not valid percent-encoding), invalidValue, invalidPath, noTarget, ' +
+      'mutability or invalidFilter (scimType)',
+  ],
   [401, 'Missing or unknown bearer token'],
   [403, 'The key lacks the "users" scope'],
   [413, 'Body larger than BODY_LIMIT'],
@@ -35,8 +41,9 @@ export function ApiScimCreateErrorResponses(): MethodDecorator & ClassDecorator 
     ...COMMON,
     [
       409,
-      `${SPECIFIC[409]}; or, without scimType, a request with this Idempotency-Key is still in progress (see ` +
-        'Retry-After) or was carried out but its answer was lost (the resource exists, it is not created again)',
+      `${SPECIFIC[409]}; or, without scimType, another request with this Idempotency-Key was being carried ` +
+        'out (with Retry-After: retry to get its answer), or an earlier version of the service carried it out and ' +
+        'lost its answer (no Retry-After: the resource exists and is not created again; look it up)',
     ],
     [422, 'The Idempotency-Key was used with another request'],
   ]);
@@ -56,13 +63,35 @@ export const ApiScimConsumes = (): MethodDecorator & ClassDecorator =>
 /** RFC 7644 §3.9: `attributes` / `excludedAttributes` (comma-separated) on every answer carrying a resource. */
 export const ApiScimProjectionQueries = (attributes: string, excluded: string): MethodDecorator =>
   applyDecorators(
-    ApiQuery({ name: 'attributes', type: String, required: false, example: attributes }),
-    ApiQuery({ name: 'excludedAttributes', type: String, required: false, example: excluded }),
+    ApiQuery({
+      name: 'attributes',
+      required: false,
+      description: `${NAMES} to return (and \`id\`, \`schemas\`); not together with \`excludedAttributes\`.`,
+      schema: { type: 'string', pattern: ATTRIBUTE_LIST_PATTERN, example: attributes },
+    }),
+    ApiQuery({
+      name: 'excludedAttributes',
+      required: false,
+      description: excludedDescription(excluded),
+      schema: { type: 'string', pattern: ATTRIBUTE_LIST_PATTERN },
+    }),
   );
+
+/**
+ * `excludedAttributes` has no example value: it cannot be given together with `attributes` (400), and a tool that
+ * fills in every example (Swagger UI's "Try it out") would send both.
+ */
+export const excludedDescription = (excluded: string): string =>
+  `${NAMES} to leave out of the answer (e.g. \`${excluded}\`); not together with \`attributes\` (400 invalidValue).`;
+
+/** RFC 7644 §3.9 in words: what the pattern states, and the URN-qualified form it leaves out. */
+const NAMES =
+  'Comma-separated attribute names (`name`, `name.sub`; also URN-qualified, `urn:…:User:userName`, or an ' +
+  'extension URN alone; any case; at most 200)';
 
 /** RFC 7644 §3.4.2.3 sorting. */
 export const ApiScimSortQueries = (sortBy: string): MethodDecorator =>
   applyDecorators(
-    ApiQuery({ name: 'sortBy', type: String, required: false, example: sortBy }),
+    ApiQuery({ name: 'sortBy', type: String, required: false, example: sortBy, enum: [...USER_SORT_BY] }),
     ApiQuery({ name: 'sortOrder', enum: ['ascending', 'descending'], required: false, example: 'ascending' }),
   );

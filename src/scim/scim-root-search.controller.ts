@@ -7,7 +7,7 @@ import { Body, Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
-import { ScimSearchRequestDto } from './dto/scim-user.dto.js';
+import { ScimRootSearchRequestDto } from './dto/scim-user.dto.js';
 import { ScimRootListResponseDto } from './dto/scim-group.dto.js';
 import { isPlainObject } from './patch/scim-patch-request.js';
 import { GROUP_RESOURCE_SCHEMA, USER_VIEW_SCHEMA } from './schema/group-schema.js';
@@ -107,7 +107,21 @@ export class ScimRootSearchController {
       'attribute name applies to the types that define it.',
   })
   @ApiScimConsumes()
-  @ApiBody({ type: ScimSearchRequestDto })
+  // One example body: a sample of every property would send both attributes and excludedAttributes (400).
+  @ApiBody({
+    type: ScimRootSearchRequestDto,
+    examples: {
+      search: {
+        summary: 'A search',
+        value: {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+          filter: 'displayName pr',
+          startIndex: 1,
+          count: 100,
+        },
+      },
+    },
+  })
   @ApiOkResponse({ description: 'ListResponse of users and groups', type: ScimRootListResponseDto })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimRootListResponse> {

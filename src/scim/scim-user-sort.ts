@@ -8,7 +8,7 @@
 import { SQLITE_UNICODE_LOWER } from '../database/sqlite-functions.js';
 import { parsePatchPath } from './filter/scim-filter-parser.js';
 import { lookupScopedAttribute, USER_FILTER_SCOPE } from './filter/scim-filter-scope.js';
-import { jsonPathOf, jsonScalar, quoteIdentifier, type SqlDialect } from './scim-filter-sql.js';
+import { jsonPathOf, jsonScalar, quoteIdentifier, type SqlDialect } from './filter-sql/sql-text.js';
 
 export type UserColumnSortKey = 'id' | 'userName' | 'externalId' | 'created' | 'lastModified';
 

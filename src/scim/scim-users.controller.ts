@@ -27,7 +27,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireScope } from '../auth/scopes.js';
-import { Idempotent, idempotentWriteOf } from '../http/idempotency.js';
+import { Idempotent, idempotentWriteOf, renderedBody, type RenderedAnswer } from '../http/idempotency.js';
 import {
   ScimListResponseDto,
   ScimPatchRequestDto,
@@ -46,6 +46,7 @@ import {
   requireSchemasArray,
   scimBaseUrl,
   singleHeader,
+  SCIM_PAGING_RANGE,
 } from './scim-http.js';
 import {
   ApiScimConsumes,
@@ -59,8 +60,10 @@ import type { ScimUserView } from './scim-user.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import { ScimUsersService, type ListQuery, type ScimListResponse } from './scim-users.service.js';
 import { userSortKey } from './scim-user-sort.js';
+import { auditSourceOf } from '../audit/audit-source.js';
 
-const ID_PARAM = { name: 'id', example: '2819c223-7f76-453a-919d-413861904646' };
+// No example id: none can exist on a fresh instance (ids are assigned), so Swagger UI asks for a real one.
+const ID_PARAM = { name: 'id', description: "The user's id (as its create answer or a list names it)." };
 const IF_MATCH = { name: 'If-Match', required: false, description: 'W/"<version>" or *: 412 when stale' };
 
 function userProjection(source: Readonly<Record<string, unknown>>): AttributeProjection {
@@ -117,9 +120,18 @@ export class ScimUsersController {
   ): Promise<Partial<ScimUserView>> {
     requireSchemasArray(body);
     const projection = userProjection(query);
-    const user = await this.users.create(body, scimBaseUrl(request), idempotentWriteOf(request));
-    reply.header('Location', user.meta.location).header('ETag', user.meta.version);
-    return projectResource(user, USER_VIEW_SCHEMA, projection);
+    const created = (user: ScimUserView): RenderedAnswer<Partial<ScimUserView>> => ({
+      statusCode: 201,
+      headers: { 'content-type': SCIM_CONTENT_TYPE, location: user.meta.location, etag: user.meta.version },
+      body: projectResource(user, USER_VIEW_SCHEMA, projection),
+    });
+    const user = await this.users.create(
+      body,
+      scimBaseUrl(request),
+      auditSourceOf(request),
+      idempotentWriteOf(request)?.answeredBy(created),
+    );
+    return renderedBody(reply, created(user));
   }
 
   @Get()
@@ -133,6 +145,7 @@ export class ScimUsersController {
   @ApiQuery({
     name: 'startIndex',
     type: 'integer',
+    ...SCIM_PAGING_RANGE,
     required: false,
     example: 1,
     description: '1-based; < 1 counts as 1',
@@ -140,6 +153,7 @@ export class ScimUsersController {
   @ApiQuery({
     name: 'count',
     type: 'integer',
+    ...SCIM_PAGING_RANGE,
     required: false,
     example: 100,
     description: 'default 100, at most 1000; < 0 is 0',
@@ -166,7 +180,24 @@ export class ScimUsersController {
     summary: 'List users with the query in the body (RFC 7644 §3.4.3)',
   })
   @ApiScimConsumes()
-  @ApiBody({ type: ScimSearchRequestDto })
+  // One example body: a sample of every property would send both attributes and excludedAttributes (400).
+  @ApiBody({
+    type: ScimSearchRequestDto,
+    examples: {
+      search: {
+        summary: 'A search',
+        value: {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+          filter: 'userName sw "b"',
+          startIndex: 1,
+          count: 100,
+          sortBy: 'userName',
+          sortOrder: 'ascending',
+          attributes: ['userName', 'emails'],
+        },
+      },
+    },
+  })
   @ApiOkResponse({ type: ScimListResponseDto })
   @ApiScimErrorResponses()
   async search(@Body() body: unknown, @Req() request: FastifyRequest): Promise<ScimListResponse> {
@@ -232,7 +263,13 @@ export class ScimUsersController {
   ): Promise<Partial<ScimUserView>> {
     requireSchemasArray(body);
     const projection = userProjection(query);
-    const user = await this.users.replace(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
+    const user = await this.users.replace(
+      id,
+      body,
+      singleHeader(request, 'if-match'),
+      scimBaseUrl(request),
+      auditSourceOf(request),
+    );
     reply.header('ETag', user.meta.version);
     return projectResource(user, USER_VIEW_SCHEMA, projection);
   }
@@ -262,7 +299,13 @@ export class ScimUsersController {
   ): Promise<Partial<ScimUserView>> {
     requireSchemasArray(body);
     const projection = userProjection(query);
-    const user = await this.users.patch(id, body, singleHeader(request, 'if-match'), scimBaseUrl(request));
+    const user = await this.users.patch(
+      id,
+      body,
+      singleHeader(request, 'if-match'),
+      scimBaseUrl(request),
+      auditSourceOf(request),
+    );
     reply.header('ETag', user.meta.version);
     return projectResource(user, USER_VIEW_SCHEMA, projection);
   }
@@ -278,6 +321,6 @@ export class ScimUsersController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiScimErrorResponses(404, 412)
   async delete(@Param('id') id: string, @Req() request: FastifyRequest): Promise<void> {
-    await this.users.delete(id, singleHeader(request, 'if-match'));
+    await this.users.delete(id, singleHeader(request, 'if-match'), auditSourceOf(request));
   }
 }

@@ -1,22 +1,25 @@
 // The queries of the SCIM area: paged filtered lists (filter → SQL through scim-filter-sql.ts), and writes that
 // only succeed on the version the caller read (optimistic concurrency, RFC 7644 §3.14), with userName uniqueness
 // left to the unique index so that concurrent creates cannot both win.
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, QueryFailedError, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import type { Logger } from 'pino';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
+import { writeAuditEvent, type AuditEntry } from '../audit/audit-trail.js';
 import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import type { ScimFilter } from './filter/scim-filter.types.js';
-import { filterToSql, type SqlDialect } from './scim-filter-sql.js';
+import type { SqlDialect } from './filter-sql/sql-text.js';
+import { filterToSql } from './scim-filter-sql.js';
 import { ScimError } from './scim.errors.js';
 import { documentSortExpression, type UserColumnSortKey, type UserSort } from './scim-user-sort.js';
 import { userEmailRows } from './user-email-rows.js';
 import { DIRECTORY_STEP, loadPositionKeys, PositionDirectory } from '../database/position-directory.js';
+import { currentCounter, DeltaFolder, type CounterTables } from '../database/counter-deltas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALIAS = 'scim_user';
@@ -125,9 +128,18 @@ interface UserPageRow {
 const USER_COLUMNS =
   'u.id, u.user_name, u.user_name_lower, u.external_id, u.attributes, u.version, u.created_at, u.last_modified';
 
+/** scim_user_stats and its deltas (src/database/counter-deltas.ts, migration 1763780001600). */
+const USER_COUNTER: CounterTables = {
+  stats: 'scim_user_stats',
+  deltas: 'scim_user_stats_deltas',
+  columns: ['user_count', 'order_generation'],
+};
+/** The current user count and order generation, as a derived table (base row + deltas, one snapshot). */
+const USER_STATS = currentCounter(USER_COUNTER);
+
 /** PostgreSQL: the page at offset $1 of $2 users, with the total, in one snapshot (see pageOfAllOnPostgres). */
 const PAGE_OF_ALL = `SELECT s.user_count::text AS total, s.order_generation::text AS generation, ${USER_COLUMNS}
-  FROM scim_user_stats s
+  FROM ${USER_STATS} s
   LEFT JOIN LATERAL (SELECT * FROM scim_users ORDER BY created_at, id OFFSET $1 LIMIT $2) u ON true
  WHERE s.id = 1
  ORDER BY u.created_at, u.id`;
@@ -137,7 +149,7 @@ const PAGE_OF_ALL = `SELECT s.user_count::text AS total, s.order_generation::tex
  * stats row alone (the condition on s is a one-time filter: the index is not read for a stale directory).
  */
 const PAGE_OF_ALL_FROM_KEY = `SELECT s.user_count::text AS total, s.order_generation::text AS generation, ${USER_COLUMNS}
-  FROM scim_user_stats s
+  FROM ${USER_STATS} s
   LEFT JOIN LATERAL (SELECT * FROM scim_users
                       WHERE s.order_generation::text = $5
                         AND (created_at, id) >= (CAST($1 AS timestamptz), CAST($2 AS uuid))
@@ -159,9 +171,11 @@ function userOfRow(row: UserPageRow): ScimUserEntity {
 }
 
 @Injectable()
-export class ScimUsersRepository implements OnModuleDestroy {
+export class ScimUsersRepository implements OnModuleInit, OnModuleDestroy {
   /** PostgreSQL only: on SQLite the walk to the middle of 100,000 users is ~1 ms, and a build would block the loop. */
   readonly positions: PositionDirectory | undefined;
+  /** PostgreSQL only: folds scim_user_stats' deltas (SQLite's triggers update the base row itself). */
+  readonly folder: DeltaFolder | undefined;
 
   constructor(
     @InjectRepository(ScimUserEntity) private readonly users: Repository<ScimUserEntity>,
@@ -170,13 +184,24 @@ export class ScimUsersRepository implements OnModuleDestroy {
     this.positions =
       this.dialect === 'postgres'
         ? new PositionDirectory(
-            (step) => loadPositionKeys(this.users.manager.connection, 'scim_users', 'scim_user_stats', step),
+            (step) => loadPositionKeys(this.users.manager.connection, 'scim_users', USER_STATS, step),
             (error) => logger.warn({ err: error }, 'SCIM: building the user position directory failed'),
+          )
+        : undefined;
+    this.folder =
+      this.dialect === 'postgres'
+        ? new DeltaFolder(this.users.manager.connection, USER_COUNTER, (error) =>
+            logger.warn({ err: error }, 'SCIM: folding the user count deltas failed'),
           )
         : undefined;
   }
 
+  onModuleInit(): void {
+    this.folder?.start();
+  }
+
   async onModuleDestroy(): Promise<void> {
+    await this.folder?.stop();
     await this.positions?.idle();
   }
 
@@ -214,13 +239,18 @@ export class ScimUsersRepository implements OnModuleDestroy {
   }
 
   /** Throws ScimError.uniqueness when another user has the userName in any letter case. */
-  async insert(user: ScimUserEntity, idempotency?: TransactionalRecord): Promise<void> {
+  async insert(
+    user: ScimUserEntity,
+    audit: AuditEntry,
+    idempotency?: TransactionalRecord<void>,
+  ): Promise<void> {
     try {
       await inTransaction(
         this.users.manager.connection,
         async (manager) => {
           await manager.insert(ScimUserEntity, user);
           await this.writeEmails(manager, user.id, user.attributes, false);
+          await writeAuditEvent(manager, audit);
         },
         { record: idempotency },
       );
@@ -239,7 +269,8 @@ export class ScimUsersRepository implements OnModuleDestroy {
     id: string,
     expectedVersion: number,
     changes: UserChanges,
-    memberDisplayChanged = false,
+    memberDisplayChanged: boolean,
+    audit: AuditEntry,
   ): Promise<boolean> {
     try {
       return await inTransaction(this.users.manager.connection, async (manager) => {
@@ -261,6 +292,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
         await this.writeEmails(manager, id, changes.attributes, true);
         // The groups list this user as a member with `display`: their representation changed, so their version.
         if (memberDisplayChanged) await touchGroupsOf(manager, id, changes.lastModified);
+        await writeAuditEvent(manager, audit);
         return true;
       });
     } catch (error) {
@@ -273,7 +305,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
    * Deletes the user (only at `expectedVersion` when given) and its memberships, bumping the version of every
    * group it was in (a membership change); false when nothing was deleted.
    */
-  async delete(id: string, expectedVersion?: number): Promise<boolean> {
+  async delete(id: string, audit: AuditEntry, expectedVersion?: number): Promise<boolean> {
     const normalized = ScimUsersRepository.normalizeId(id);
     if (normalized === undefined) return false;
     return inTransaction(this.users.manager.connection, async (manager) => {
@@ -301,6 +333,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
           .execute();
         await manager.delete(ScimGroupMemberEntity, { userId: normalized });
       }
+      await writeAuditEvent(manager, { ...audit, resourceId: normalized });
       return true;
     });
   }
@@ -413,7 +446,7 @@ export class ScimUsersRepository implements OnModuleDestroy {
     const [row] = await this.users.query<
       Array<{ userCount: number | string; orderGeneration: number | string }>
     >(
-      'SELECT user_count AS "userCount", order_generation AS "orderGeneration" FROM scim_user_stats WHERE id = 1',
+      `SELECT s.user_count AS "userCount", s.order_generation AS "orderGeneration" FROM ${USER_STATS} s WHERE s.id = 1`,
     );
     return row === undefined
       ? null

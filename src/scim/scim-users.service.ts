@@ -2,7 +2,7 @@
 // the pure engine (normalizeUserInput, applyUserPatch) and the repository. Writes use the version the request read:
 // with If-Match a changed user is 412, without it the read-modify-write is retried, so two PATCHes racing on one
 // user never lose an update.
-import type { TransactionalRecord } from '../database/transaction.js';
+import { mapRecord, type TransactionalRecord } from '../database/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
@@ -25,6 +25,8 @@ import {
   type ScimUserView,
 } from './scim-user.representation.js';
 import { ScimUsersRepository } from './scim-users.repository.js';
+import type { AuditSource } from '../audit/audit-source.js';
+import { patchOperationsOf, type AuditDetail, type AuditEntry } from '../audit/audit-trail.js';
 import type { UserSort } from './scim-user-sort.js';
 
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -34,8 +36,8 @@ export const MAX_RESULTS = 1000;
 /** Pages with more users than this give the event loop a turn between reading and rendering. */
 const YIELD_AFTER_USERS = 100;
 /** Column sizes (entities/scim-user.entity.ts). */
-const MAX_USER_NAME = 256;
-const MAX_EXTERNAL_ID = 256;
+export const MAX_USER_NAME = 256;
+export const MAX_EXTERNAL_ID = 256;
 /** Read-modify-write rounds before a PATCH/PUT without If-Match gives up on a user that keeps changing. */
 const WRITE_ATTEMPTS = 10;
 
@@ -123,8 +125,13 @@ export class ScimUsersService {
     return view;
   }
 
-  /** `idempotency`: the request's Idempotency-Key record, stored in the same transaction as the user. */
-  async create(body: unknown, baseUrl: string, idempotency?: TransactionalRecord): Promise<ScimUserView> {
+  /** `idempotency`: the request's Idempotency-Key record, stored with its answer in the user's transaction. */
+  async create(
+    body: unknown,
+    baseUrl: string,
+    by: AuditSource,
+    idempotency?: TransactionalRecord<ScimUserView>,
+  ): Promise<ScimUserView> {
     const user = this.normalize(body);
     // A new user is active unless the client says otherwise (Okta and Entra always say; a bare client may not).
     if (user.active === undefined) user.active = true;
@@ -138,7 +145,11 @@ export class ScimUsersService {
       createdAt: now,
       lastModified: now,
     });
-    await this.repository.insert(entity, idempotency);
+    await this.repository.insert(
+      entity,
+      userChange(by, 'create', entity.id, entity.userName),
+      mapRecord(idempotency, () => toUserView(entity, baseUrl)),
+    );
     return toUserView(entity, baseUrl);
   }
 
@@ -173,9 +184,15 @@ export class ScimUsersService {
   }
 
   /** PUT (RFC 7644 §3.5.1): the body replaces every writable attribute; read-only input is ignored. */
-  async replace(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string): Promise<ScimUserView> {
+  async replace(
+    id: string,
+    body: unknown,
+    ifMatch: IfMatch,
+    baseUrl: string,
+    by: AuditSource,
+  ): Promise<ScimUserView> {
     const replacement = this.normalize(body);
-    return this.update(id, ifMatch, baseUrl, (current) => {
+    return this.update(id, ifMatch, baseUrl, { by, verb: 'replace' }, (current) => {
       const next: ScimUser = { ...replacement };
       // `active` is never cleared by leaving it out: that would silently disable or enable the user.
       if (next.active === undefined && current.active !== undefined) next.active = current.active;
@@ -184,9 +201,16 @@ export class ScimUsersService {
   }
 
   /** PATCH (RFC 7644 §3.5.2, operation 3): all operations apply, or none. */
-  async patch(id: string, body: unknown, ifMatch: IfMatch, baseUrl: string): Promise<ScimUserView> {
+  async patch(
+    id: string,
+    body: unknown,
+    ifMatch: IfMatch,
+    baseUrl: string,
+    by: AuditSource,
+  ): Promise<ScimUserView> {
     checkPatchValueCount(body);
-    return this.update(id, ifMatch, baseUrl, (current) => {
+    const operations = patchOperationsOf(body);
+    return this.update(id, ifMatch, baseUrl, { by, verb: 'patch', operations }, (current) => {
       let patched: ScimUser;
       try {
         patched = applyUserPatch(current, body);
@@ -197,15 +221,16 @@ export class ScimUsersService {
     });
   }
 
-  async delete(id: string, ifMatch: IfMatch): Promise<void> {
+  async delete(id: string, ifMatch: IfMatch, by: AuditSource): Promise<void> {
+    const audit = userChange(by, 'delete', id);
     if (ifMatch === undefined) {
-      if (!(await this.repository.delete(id))) throw ScimError.notFound(id);
+      if (!(await this.repository.delete(id, audit))) throw ScimError.notFound(id);
       return;
     }
     const current = await this.load(id);
     if (!matchesEntityTag(ifMatch, current.version))
       throw ScimError.preconditionFailed(etagOf(current.version));
-    if (!(await this.repository.delete(current.id, current.version))) {
+    if (!(await this.repository.delete(current.id, audit, current.version))) {
       const now = await this.load(id);
       throw ScimError.preconditionFailed(etagOf(now.version));
     }
@@ -264,6 +289,7 @@ export class ScimUsersService {
     id: string,
     ifMatch: IfMatch,
     baseUrl: string,
+    audit: { by: AuditSource; verb: 'replace' | 'patch'; operations?: string[] },
     change: (current: ScimUser) => ScimUser,
   ): Promise<ScimUserView> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -287,7 +313,16 @@ export class ScimUsersService {
       const memberDisplayChanged =
         memberDisplay(parts.userName, parts.attributes) !==
         memberDisplay(current.userName, current.attributes);
-      if (await this.repository.updateIfVersion(current.id, current.version, changes, memberDisplayChanged)) {
+      const entry = userChange(audit.by, audit.verb, current.id, parts.userName, audit.operations);
+      if (
+        await this.repository.updateIfVersion(
+          current.id,
+          current.version,
+          changes,
+          memberDisplayChanged,
+          entry,
+        )
+      ) {
         return this.view(
           Object.assign(new ScimUserEntity(), current, changes, { version: current.version + 1 }),
           baseUrl,
@@ -304,4 +339,18 @@ export class ScimUsersService {
     }
     throw ScimError.concurrentModification(id);
   }
+}
+
+/** The audit entry of a user write: the userName (not secret) and, for a PATCH, its operations without values. */
+function userChange(
+  by: AuditSource,
+  verb: 'create' | 'replace' | 'patch' | 'delete',
+  id: string,
+  userName?: string,
+  operations?: string[],
+): AuditEntry {
+  const detail: AuditDetail = {};
+  if (userName !== undefined) detail.userName = userName;
+  if (operations !== undefined) detail.operations = operations;
+  return { by, action: `scim.user.${verb}`, resourceType: 'ScimUser', resourceId: id, detail };
 }

@@ -9,6 +9,7 @@ import { registerEntities } from '../database/entity-registry.js';
 import { ScimGroupEntity, ScimGroupMemberEntity } from './entities/scim-group.entity.js';
 import { ScimUserEmailEntity } from './entities/scim-user-email.entity.js';
 import { ScimUserStatsEntity } from './entities/scim-user-stats.entity.js';
+import { ScimUserStatsDeltaEntity } from './entities/scim-user-stats-delta.entity.js';
 import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { ScimDiscoveryController } from './scim-discovery.controller.js';
 import {
@@ -38,6 +39,7 @@ const SEARCH_PATH = /\/\.search\/?(?:\?|$)/i;
         ScimUserEntity,
         ScimUserEmailEntity,
         ScimUserStatsEntity,
+        ScimUserStatsDeltaEntity,
         ScimGroupEntity,
         ScimGroupMemberEntity,
       ]),

@@ -14,6 +14,16 @@ import {
 
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * A registered (custom) constraint that states its rule in JSON Schema, so the OpenAPI document says what it checks
+ * (src/openapi/validator-rules.ts): `jsonSchema` on the field's value, `objectJsonSchema` on the object holding the
+ * field (a rule between fields, e.g. `if`/`then`). A constraint without them is rendered as "not expressed".
+ */
+export interface DescribedConstraint {
+  readonly jsonSchema?: JsonSchema;
+  readonly objectJsonSchema?: JsonSchema;
+}
+
 /** How a failing check is described: `label` is the field name as the client should read it (`ScheduleIds[0]`). */
 export type MessageFn = (label: string, value: unknown) => string;
 
@@ -34,6 +44,16 @@ export interface NativeCheck {
 const RANK_PRESENCE = 0;
 const RANK_TYPE = 1;
 const RANK_RULE = 2;
+
+/**
+ * `Name <local@domain.example>` (RFC 5322 §3.4 name-addr) in the plain form validator.js's isEmail takes with
+ * `allow_display_name`: a display name of words of letters and digits, a dot-atom local part and a host with a
+ * letter TLD. Narrower than what isEmail accepts (quoted names, longer parts), never wider: a client that keeps to it
+ * is accepted (the OpenAPI document states it; test/openapi-generated.e2e-spec.ts sends values it generates).
+ */
+export const DISPLAY_NAME_ADDRESS_PATTERN =
+  '^[A-Za-z0-9]{1,32}(?: [A-Za-z0-9]{1,32}){0,3} ?<[A-Za-z0-9_%+-]{1,32}(?:\\.[A-Za-z0-9_%+-]{1,16}){0,2}' +
+  '@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,30}[A-Za-z0-9])?\\.){1,4}[A-Za-z]{2,24}>$';
 
 /** Any-version guid as .NET formats it ("D" format); validator.js's `loose`. */
 export const GUID_PATTERN = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
@@ -162,7 +182,8 @@ export const NATIVE_CHECKS: ReadonlyMap<string, CheckBuilder> = new Map<string, 
       rank: RANK_PRESENCE,
       test: (v) => v !== '' && v !== null && v !== undefined,
       message: (l) => `${l} should not be empty`,
-      schema: { not: { enum: [null, ''] } },
+      // minLength applies to strings only: of them, '' is the one it refuses.
+      schema: { not: { enum: [null, ''] }, minLength: 1 },
     }),
   ],
   [
@@ -360,7 +381,10 @@ export const NATIVE_CHECKS: ReadonlyMap<string, CheckBuilder> = new Map<string, 
           }
         },
         message: (l) => `${l} must be an email`,
-        schema: { type: 'string', format: 'email' },
+        // With a display name allowed (`Name <a@b.example>`) the value is no JSON Schema `email`.
+        schema: options?.allow_display_name
+          ? { type: 'string', anyOf: [{ format: 'email' }, { pattern: DISPLAY_NAME_ADDRESS_PATTERN }] }
+          : { type: 'string', format: 'email' },
       };
     },
   ],

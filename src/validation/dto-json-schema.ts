@@ -70,8 +70,10 @@ export function buildJsonSchema(root: ObjectPlan): JsonSchema {
       if (f.nestedList) merge(s, { type: 'array', allOf: [{ items: target }] });
       else merge(s, { allOf: [target] });
     }
-    if (f.custom.length > 0)
-      merge(s, { $comment: `not expressed: ${f.custom.map((c) => c.name).join(', ')}` });
+    for (const c of f.custom) if (c.schema !== undefined) merge(s, c.schema);
+    const unstated = f.custom.filter((c) => c.schema === undefined && c.objectSchema === undefined);
+    if (unstated.length > 0)
+      merge(s, { $comment: `not expressed: ${unstated.map((c) => c.name).join(', ')}` });
     if (f.optional && Object.keys(s).length > 0) return { anyOf: [{ type: 'null' }, s] };
     return s;
   };
@@ -79,15 +81,19 @@ export function buildJsonSchema(root: ObjectPlan): JsonSchema {
   const objectSchema = (plan: ObjectPlan): JsonSchema => {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
+    // Rules between fields (a custom constraint's objectJsonSchema), each once.
+    const between = new Set<JsonSchema>();
     for (const f of plan.fields) {
       properties[f.name] = fieldSchema(f);
       if (f.required) required.push(f.name);
+      for (const c of f.custom) if (c.objectSchema !== undefined) between.add(c.objectSchema);
     }
     return {
       type: 'object',
       properties,
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: plan.allowUnknown,
+      ...(between.size > 0 ? { allOf: [...between] } : {}),
     };
   };
 

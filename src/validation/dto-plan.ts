@@ -17,6 +17,7 @@ import {
   isUniqueArray,
   NATIVE_CHECKS,
   replaceMessageTokens,
+  type DescribedConstraint,
   type JsonSchema,
   type MessageFn,
   type NativeCheck,
@@ -52,6 +53,10 @@ export interface FieldCheck {
 export interface CustomCheck {
   readonly name: string;
   readonly each: boolean;
+  /** The rule in JSON Schema, when the constraint states it (DescribedConstraint). */
+  readonly schema: JsonSchema | undefined;
+  /** A rule between fields, stated on the object that holds the field (DescribedConstraint). */
+  readonly objectSchema: JsonSchema | undefined;
   readonly run: (value: unknown, object: Record<string, unknown>) => boolean;
   readonly message: (label: string, value: unknown, object: Record<string, unknown>) => string;
 }
@@ -462,9 +467,12 @@ function customCheck(
     }
     return Boolean(result);
   };
+  const described = constraint as DescribedConstraint;
   return {
     name: decorator,
     each: m.each === true,
+    schema: described.jsonSchema,
+    objectSchema: described.objectJsonSchema,
     run,
     message: (label, value, object) => {
       const a = args(value, object);

@@ -10,6 +10,8 @@ import { NOT_DTOS } from './validation.pipe.js';
 export interface RouteDto {
   readonly type: DtoClass;
   readonly source: 'body' | 'query';
+  /** The controller method (its decorator metadata names the operation). */
+  readonly handler: object;
 }
 
 /** Every `@Body()` and `@Query()` DTO class of every controller method (built-in types left out). */
@@ -29,7 +31,7 @@ export function* routeDtos(app: INestApplication): Generator<RouteDto> {
             kind === RouteParamtypes.BODY ? 'body' : kind === RouteParamtypes.QUERY ? 'query' : undefined;
           const type = types[index];
           if (source === undefined || typeof type !== 'function' || NOT_DTOS.has(type)) continue;
-          yield { type: type as DtoClass, source };
+          yield { type: type as DtoClass, source, handler: (prototype as Record<string, object>)[method] };
         }
       }
     }

@@ -12,6 +12,7 @@ import {
   createSchedule,
   createScimUser,
   failureAnswerProblems,
+  fillUp,
   kill9,
   metrics,
   mountTmpfs,
@@ -59,19 +60,6 @@ const fillTo = (file: string, bytes: number): void => {
       fs.writeSync(fd, chunk, 0, Math.min(chunk.length, bytes - written));
     }
     fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-};
-
-/** Writes to `file` until the storage refuses (ENOSPC): the storage is then full for everyone, tiny writes too. */
-const fillUp = (file: string): void => {
-  const fd = fs.openSync(file, 'w');
-  const chunk = Buffer.alloc(4096, 1);
-  try {
-    for (let n = 0; n < 100_000; n++) fs.writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
   } finally {
     fs.closeSync(fd);
   }

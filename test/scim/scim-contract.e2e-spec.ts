@@ -325,18 +325,26 @@ describe('Entra ID’s unqualified manager', () => {
 });
 
 describe('roles: Id/value and DisplayName/display are one attribute each, as /Schemas says', () => {
-  it('/Schemas describes Id and DisplayName as the same attribute as value and display', async () => {
+  it('/Schemas describes Id and DisplayName as readOnly mirrors of value and display', async () => {
     const response = await scim.get(`/Schemas/${CORE_USER}`);
     expect(response.statusCode).toBe(200);
     const roles = response
       .json<{
-        attributes: Array<{ name: string; subAttributes?: Array<{ name: string; description: string }> }>;
+        attributes: Array<{
+          name: string;
+          subAttributes?: Array<{ name: string; description: string; mutability: string }>;
+        }>;
       }>()
       .attributes.find((attribute) => attribute.name === 'roles');
-    const sub = (name: string) =>
-      roles?.subAttributes?.find((attribute) => attribute.name === name)?.description;
-    expect(sub('Id')).toMatch(/same attribute as value.*differ.*400/s);
-    expect(sub('DisplayName')).toMatch(/same attribute as display.*differ.*400/s);
+    const sub = (name: string) => roles?.subAttributes?.find((attribute) => attribute.name === name);
+    expect(sub('Id')).toMatchObject({
+      mutability: 'readOnly',
+      description: expect.stringMatching(/Mirrors value.*value wins/s),
+    });
+    expect(sub('DisplayName')).toMatchObject({
+      mutability: 'readOnly',
+      description: expect.stringMatching(/Mirrors display.*display wins/s),
+    });
   });
 
   it('a body giving both names the same value (an echoed GET) is accepted and read back', async () => {
@@ -354,35 +362,33 @@ describe('roles: Id/value and DisplayName/display are one attribute each, as /Sc
     );
   });
 
-  it.each([
-    ['Id and value', { Id: 'a', value: 'b' }],
-    ['DisplayName and display', { value: 'a', DisplayName: 'A', display: 'B' }],
-    ['value and Id (other order, other case)', { VALUE: 'b', id: 'a' }],
-  ])('%s that differ are 400 invalidValue on POST, PUT and PATCH (nothing written)', async (_label, role) => {
-    const created = await scim.post('/Users', scimUserBody({ roles: [{ value: 'kept', display: 'Kept' }] }));
-    expect(created.statusCode).toBe(201);
-    const id = created.json<{ id: string }>().id;
-    const version = created.headers.etag;
-    const requests = [
-      () => scim.post('/Users', scimUserBody({ roles: [role] })),
-      () => scim.put(`/Users/${id}`, scimUserBody({ roles: [role] })),
-      () => scim.patch(`/Users/${id}`, patchBody({ op: 'add', path: 'roles', value: [role] })),
-      () => scim.patch(`/Users/${id}`, patchBody({ op: 'replace', value: { roles: [role] } })),
-    ];
-    for (const request of requests) {
-      const response = await request();
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({
-        schemas: [ERROR_SCHEMA],
-        status: '400',
-        scimType: 'invalidValue',
-        detail: expect.stringMatching(/one attribute/),
-      });
-    }
-    const read = await scim.get(`/Users/${id}`);
-    expect(read.headers.etag).toBe(version);
-    expect(read.json<{ roles: unknown[] }>().roles).toEqual([
-      { Id: 'kept', DisplayName: 'Kept', value: 'kept', display: 'Kept' },
-    ]);
-  });
+  it.each<[string, Record<string, string>, { value: string; display?: string }]>([
+    ['Id and value', { Id: 'a', value: 'b' }, { value: 'b' }],
+    ['DisplayName and display', { value: 'a', DisplayName: 'A', display: 'B' }, { value: 'a', display: 'B' }],
+    ['value and Id (other order, other case)', { VALUE: 'b', id: 'a' }, { value: 'b' }],
+  ])(
+    '%s that differ: the RFC name wins on POST, PUT and PATCH (issue 33 item 5)',
+    async (_label, role, rfc) => {
+      const answered = {
+        Id: rfc.value,
+        value: rfc.value,
+        DisplayName: rfc.display ?? null,
+        display: rfc.display ?? null,
+      };
+      const created = await scim.post('/Users', scimUserBody({ roles: [role] }));
+      expect(created.statusCode).toBe(201);
+      expect(created.json<{ roles: unknown[] }>().roles).toEqual([answered]);
+      const id = created.json<{ id: string }>().id;
+      const requests = [
+        () => scim.put(`/Users/${id}`, scimUserBody({ roles: [role] })),
+        () => scim.patch(`/Users/${id}`, patchBody({ op: 'add', path: 'roles', value: [role] })),
+        () => scim.patch(`/Users/${id}`, patchBody({ op: 'replace', value: { roles: [role] } })),
+      ];
+      for (const request of requests) {
+        const response = await request();
+        expect(response.statusCode).toBe(200);
+        expect(response.json<{ roles: unknown[] }>().roles).toEqual([answered]);
+      }
+    },
+  );
 });

@@ -22,6 +22,7 @@ import { toCanonicalUser, toStoredParts } from '../../src/scim/scim-user.represe
 import { ScimUsersRepository } from '../../src/scim/scim-users.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { ENTERPRISE_USER, filterQuery, scimClient } from './scim-client.js';
+import { systemSource } from '../../src/audit/audit-source.js';
 
 const BASE = 'http://localhost:80/api/v1/scim';
 const TEXTS = [
@@ -345,7 +346,12 @@ describe('filter → SQL agrees with the in-memory evaluator', () => {
         createdAt: created,
         lastModified: new Date(created.getTime() + index * 1000),
       });
-      await repository.insert(entity);
+      await repository.insert(entity, {
+        by: systemSource('test'),
+        action: 'scim.user.create',
+        resourceType: 'ScimUser',
+        resourceId: entity.id,
+      });
       canonical.push({
         id: entity.id,
         user: toCanonicalUser(entity, BASE) as unknown as Record<string, unknown>,

@@ -45,6 +45,8 @@ export interface Answer {
   body: unknown;
   /** The created resource's id on a 2xx. */
   id: string | null;
+  /** `Idempotent-Replayed: true`: the stored answer of an earlier request under the same Idempotency-Key. */
+  replayed: boolean;
   /** Schedules: the items sent, to compare with what reads back. */
   sentItems?: ScheduleItemBody[];
   error?: string;
@@ -95,6 +97,7 @@ async function send(
       contentType: response.headers.get('content-type'),
       body,
       id: response.status >= 200 && response.status < 300 ? idOf(body) : null,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
     };
   } catch (error) {
     return {
@@ -104,21 +107,24 @@ async function send(
       contentType: null,
       body: null,
       id: null,
+      replayed: false,
       error: String(error),
     };
   }
 }
 
+/** `headers`: e.g. an Idempotency-Key. */
 export async function createSchedule(
   base: string,
   items: ScheduleItemBody[] = scheduleItems(),
+  headers: Record<string, string> = {},
 ): Promise<Answer> {
   const answer = await send(
     'schedule',
     `${base}/api/v1/Schedule`,
     {
       method: 'POST',
-      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      headers: { ...AUTH, 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify({ ScheduleItems: items }),
     },
     (body) => (body as { Result?: { Id?: string } } | null)?.Result?.Id ?? null,
@@ -127,17 +133,19 @@ export async function createSchedule(
   return answer;
 }
 
-export function createScimUser(base: string): Promise<Answer> {
+/** `headers`: e.g. an Idempotency-Key. */
+export function createScimUser(
+  base: string,
+  userName = `u-${unique()}`,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return send(
     'scim',
     `${base}/api/v1/scim/Users`,
     {
       method: 'POST',
-      headers: { ...AUTH, 'Content-Type': 'application/scim+json' },
-      body: JSON.stringify({
-        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-        userName: `u-${unique()}`,
-      }),
+      headers: { ...AUTH, 'Content-Type': 'application/scim+json', ...headers },
+      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName }),
     },
     (body) => (body as { id?: string } | null)?.id ?? null,
   );
@@ -169,6 +177,7 @@ export async function readBackProblems(
   base: string,
   acknowledged: Answer[],
   concurrency = 8,
+  auth: Record<string, string> = AUTH,
 ): Promise<string[]> {
   const problems: string[] = [];
   const queue = [...acknowledged];
@@ -178,7 +187,7 @@ export async function readBackProblems(
         answer.kind === 'schedule'
           ? `${base}/api/v1/Schedule/${answer.id}`
           : `${base}/api/v1/scim/Users/${answer.id}`;
-      const response = await fetch(url, { headers: AUTH, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(url, { headers: auth, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body = (await response.json()) as Record<string, unknown>;
       if (response.status !== 200) {
         problems.push(`${answer.kind} ${answer.id}: ${response.status}`);
@@ -325,6 +334,19 @@ export function tmpfsRefusal(): string | null {
     return null;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes to `file` until the storage refuses (ENOSPC): the storage is then full for everyone, tiny writes too. */
+export function fillUp(file: string): void {
+  const fd = fs.openSync(file, 'w');
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (let n = 0; n < 100_000; n++) fs.writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

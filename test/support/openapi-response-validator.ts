@@ -60,7 +60,7 @@ export class OpenApiResponseValidator {
     const method = (request.method ?? 'GET').toUpperCase();
     const rawUrl = typeof request.url === 'string' ? request.url : (request.path as string | undefined);
     if (rawUrl === undefined || method === 'OPTIONS') return;
-    const path = decodeURI(rawUrl.split('?')[0] ?? '');
+    const path = safeDecodeUri(rawUrl.split('?')[0] ?? '');
     if (!/^\/api\//i.test(path)) return;
     const where = `${method} ${rawUrl.length > 120 ? `${rawUrl.slice(0, 120)}…` : rawUrl} → ${response.statusCode}`;
     const operation = this.operations.find((op) => op.method === method && op.pattern.test(path));
@@ -131,5 +131,14 @@ export class OpenApiResponseValidator {
       this.compiled.set(schema, validate);
     }
     return validate;
+  }
+}
+
+/** A path that is not valid percent-encoding (answered 400 by the router) is matched as sent. */
+function safeDecodeUri(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
   }
 }

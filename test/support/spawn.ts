@@ -1,5 +1,6 @@
 // Runs the built service or CLI (dist/) as a separate process, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,8 +59,31 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts dist/src/main.js and resolves once /health/ready answers 200. */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningServer> {
+/**
+ * The environment that makes a started service record its event loop's stalls (test/support/loop-gaps.mjs) into
+ * `file`; `longestLoopGap` reads them back.
+ */
+export function loopGapsEnv(file: string): Record<string, string> {
+  return { NODE_OPTIONS: `--import ${path.join(ROOT, 'test', 'support', 'loop-gaps.mjs')}`, LOOP_GAPS_FILE: file };
+}
+
+/** The longest stretch (ms) the service's loop was held that ended between `from` and `to` (epoch ms), 0 if none. */
+export function longestLoopGap(file: string, from: number, to: number): number {
+  if (!fs.existsSync(file)) return 0;
+  let longest = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const [end, held] = line.split(' ').map(Number);
+    if (end >= from && end <= to) longest = Math.max(longest, held);
+  }
+  return longest;
+}
+
+/** Starts dist/src/main.js and resolves once `until` (/health/ready unless told) answers 200. */
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  until: '/health/ready' | '/health/live' = '/health/ready',
+): Promise<RunningServer> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: ROOT,
@@ -72,14 +96,14 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      const response = await fetch(`http://127.0.0.1:${port}${until}`);
       if (response.status === 200) break;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server not ready in ${timeoutMs} ms: ${output}`);
+      throw new Error(`server: no 200 from ${until} in ${timeoutMs} ms: ${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -1,16 +1,24 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OptionalNestedList } from './nested.js';
+
+// The service carries these identity fields through without reading them; the bounds are generous ones it enforces
+// so that no request string or list is unbounded (issue 33, docs/decisions.md).
+export const MAX_IDENTITY_LENGTH = 256;
+export const MAX_CLAIM_VALUE_LENGTH = 1024;
+export const MAX_IDENTITY_ITEMS = 100;
 
 export class ClaimDto {
   @ApiPropertyOptional({ example: 'role', nullable: true })
   @IsOptional()
   @IsString()
+  @MaxLength(MAX_IDENTITY_LENGTH)
   Type?: string | null;
 
   @ApiPropertyOptional({ example: 'operator', nullable: true })
   @IsOptional()
   @IsString()
+  @MaxLength(MAX_CLAIM_VALUE_LENGTH)
   Value?: string | null;
 }
 
@@ -25,11 +33,13 @@ export class ContextDto {
   @ApiPropertyOptional({ example: 'u-1842', nullable: true })
   @IsOptional()
   @IsString()
+  @MaxLength(MAX_IDENTITY_LENGTH)
   UserId?: string | null;
 
   @ApiPropertyOptional({ example: 'p-77', nullable: true })
   @IsOptional()
   @IsString()
+  @MaxLength(MAX_IDENTITY_LENGTH)
   PlatformUserId?: string | null;
 
   @ApiPropertyOptional({
@@ -44,17 +54,21 @@ export class ContextDto {
 
   @ApiPropertyOptional({ type: [ClaimDto], nullable: true })
   @OptionalNestedList(() => ClaimDto)
+  @ArrayMaxSize(MAX_IDENTITY_ITEMS)
   Claims?: ClaimDto[] | null;
 
   @ApiPropertyOptional({ type: [String], nullable: true, example: [] })
   @IsOptional()
   @IsArray()
+  @ArrayMaxSize(MAX_IDENTITY_ITEMS)
   @IsString({ each: true })
+  @MaxLength(MAX_IDENTITY_LENGTH, { each: true })
   SecondaryIdentities?: string[] | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: null })
   @IsOptional()
   @IsString()
+  @MaxLength(MAX_IDENTITY_LENGTH)
   ImpersonationId?: string | null;
 }
 

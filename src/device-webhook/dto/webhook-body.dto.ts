@@ -123,6 +123,7 @@ export class InstalledAppBodyDto {
   @IsArray()
   @ArrayMaxSize(1000)
   @IsString({ each: true })
+  @MaxLength(200, { each: true })
   Permissions?: string[] | null;
 }
 
@@ -251,6 +252,7 @@ export class UpdateDataDto extends InstallDataDto {
   @IsArray()
   @ArrayMaxSize(1000)
   @IsString({ each: true })
+  @MaxLength(200, { each: true })
   PreviousPermissions?: string[] | null;
 }
 

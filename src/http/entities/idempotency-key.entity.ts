@@ -4,10 +4,11 @@ import { InstantColumn } from '../../database/portable-columns.js';
 export type IdempotencyState = 'pending' | 'done';
 
 /**
- * One `Idempotency-Key` a caller sent to a creating POST (src/http/idempotency.ts). Written `pending` in the same
- * transaction as the resource it created, so a committed resource always has its key; made `done` with the answer
- * (status, the headers that matter, the body) once it is sent, so a repeat gets that answer again. Kept at least
- * 24 h, then deleted by the retention job.
+ * One `Idempotency-Key` a caller sent to a creating POST (src/http/idempotency.ts). Claimed `pending` and made
+ * `done` with the answer (status, the headers that matter, the body) in the same transaction as the resource it
+ * created, so a committed resource always has its answer and a repeat gets that answer again. A committed `pending`
+ * record was left by an earlier version, which stored the answer after the commit (decideKey). Kept at least 24 h,
+ * then deleted by the retention job.
  */
 @Entity({ name: 'idempotency_keys' })
 @Index('IX_idempotency_keys_created_at', ['createdAt'])

@@ -6,7 +6,7 @@ import type { FastifyPluginCallback } from 'fastify';
 import { tenantHookFor, type ApiKeyAuthenticator } from '../../auth/api-key.auth.js';
 import { accessRuleOf, ADMIN_ONLY, namesTenant, PUBLIC, type AccessRule } from '../../auth/scopes.js';
 import type { AppConfig } from '../../config/config.js';
-import { RateLimiter, sendTooManyRequests, type RateDecision } from '../rate-limiter.js';
+import { RateLimiter, sendTooManyRequests, type RateDecision } from '../../rate-limit/rate-limiter.js';
 import { isDocsRoute } from '../security-headers.js';
 import { appendRouteHooks } from './route-hooks.js';
 

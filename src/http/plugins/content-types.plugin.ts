@@ -7,7 +7,7 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastif
 import type { AppConfig } from '../../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../../errors/api-error.js';
 import { noteJsonText, refuseNulCharacters } from '../../validation/nul-characters.js';
-import { routeLimitsOf } from '../route-limits.js';
+import { routeLimitsOf, type RouteLimitsOptions } from '../../route-config/route-limits.js';
 import { appendRouteHooks } from './route-hooks.js';
 
 /** Bodies above this size get a turn of the event loop between their parse and their validation. */
@@ -25,6 +25,8 @@ const contentTypes: FastifyPluginCallback<ContentTypesOptions> = (fastify, { con
     if (limits.rawBody === true) appendRouteHooks(route, 'preParsing', keepRawBody);
     if (limits.textBodies !== undefined)
       appendRouteHooks(route, 'preParsing', onlyMediaTypes(limits.textBodies));
+    if (limits.bodyCheck !== undefined)
+      appendRouteHooks(route, 'preParsing', checkedAsItArrives(limits.bodyCheck));
   });
 
   // JSON only: text/plain bodies are 415, and JSON media types such as application/scim+json parse as JSON.
@@ -121,19 +123,21 @@ function keepRawBody(
   done(null, payload.pipe(tee));
 }
 
+type PreParsingHook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Readable,
+  done: (error: Error | null, payload?: Readable) => void,
+) => void;
+
 /**
  * preParsing hook of routes that take a text body type (RouteLimits textBodies): any other content type, JSON
  * included, or none is 415 before the body is read.
  */
-function onlyMediaTypes(mediaTypes: readonly string[]) {
+function onlyMediaTypes(mediaTypes: readonly string[]): PreParsingHook {
   const accepted = new Set(mediaTypes.map((type) => type.toLowerCase()));
   const expected = mediaTypes.join(' or ');
-  return (
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    payload: Readable,
-    done: (error: Error | null, payload?: Readable) => void,
-  ): void => {
+  return (request, _reply, payload, done) => {
     const header = request.headers['content-type'];
     const essence = (header ?? '').split(';')[0].trim().toLowerCase();
     if (accepted.has(essence)) {
@@ -146,5 +150,35 @@ function onlyMediaTypes(mediaTypes: readonly string[]) {
         `Content type ${header ?? '(none)'} is not supported; send ${expected}.`,
       ),
     );
+  };
+}
+
+/**
+ * preParsing hook of routes with a `bodyCheck`: each chunk passes the check before Fastify's parser collects it.
+ * A refusal ends the parse with that error at once (one chunk's work, never the whole body's); the rest of the
+ * body is read and dropped, so the client, still sending, gets the answer and the connection stays usable.
+ */
+function checkedAsItArrives(bodyCheck: NonNullable<RouteLimitsOptions['bodyCheck']>): PreParsingHook {
+  return (request, _reply, payload, done) => {
+    const check = bodyCheck(request);
+    if (check === undefined) {
+      done(null, payload);
+      return;
+    }
+    const checked = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        try {
+          check(chunk);
+        } catch (error) {
+          payload.unpipe(checked);
+          payload.resume();
+          callback(error as Error);
+          return;
+        }
+        callback(null, chunk);
+      },
+    });
+    payload.on('error', (error) => checked.destroy(error));
+    done(null, payload.pipe(checked));
   };
 }

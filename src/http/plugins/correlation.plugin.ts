@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../../config/config.js';
 import { PlatformErrorCode, RETRY_AFTER_SECONDS } from '../../errors/api-error.js';
 import { RequestContext, type WithRequestContext } from '../../logging/request-context.js';
-import { routeLimitsOf } from '../route-limits.js';
+import { routeLimitsOf } from '../../route-config/route-limits.js';
 import { apiSecurityHeaders, docsSecurityHeaders, isDocsRoute } from '../security-headers.js';
 import { appendRouteHooks } from './route-hooks.js';
 

@@ -48,4 +48,20 @@ describe('drain plugin', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('connection')).toBe('close');
   });
+
+  it('tells a request in flight when closing starts to close its connection too', async () => {
+    const state = new ShutdownState();
+    let finish!: () => void;
+    const url = await serve(state, new Promise<void>((resolve) => (finish = resolve)));
+    const slow = fetch(`${url}/slow`);
+    for (let wait = 0; wait < 100 && state.inFlight === 0; wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(state.openRoutes()).toEqual({ 'GET /slow': 1 });
+    state.closing = true;
+    finish();
+    const answer = await slow;
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('connection')).toBe('close');
+  });
 });

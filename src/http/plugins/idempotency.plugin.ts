@@ -2,17 +2,15 @@
 // plugin, so the key is scoped to the verified caller.
 import fp from 'fastify-plugin';
 import type { FastifyPluginCallback } from 'fastify';
-import type { AppConfig } from '../../config/config.js';
 import { idempotencyOnRoute } from '../idempotency.js';
 import type { IdempotencyStore } from '../idempotency-store.js';
 
 export interface IdempotencyOptions {
-  config: AppConfig;
   store: IdempotencyStore;
 }
 
-const idempotency: FastifyPluginCallback<IdempotencyOptions> = (fastify, { config, store }, done) => {
-  fastify.addHook('onRoute', idempotencyOnRoute(store, config));
+const idempotency: FastifyPluginCallback<IdempotencyOptions> = (fastify, { store }, done) => {
+  fastify.addHook('onRoute', idempotencyOnRoute(store));
   done();
 };
 

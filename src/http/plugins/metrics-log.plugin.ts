@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyPluginCallback, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import type { MetricsService } from '../metrics.service.js';
+import type { MetricsService } from '../../metrics/metrics.service.js';
 import type { TimedRequest } from './correlation.plugin.js';
 import { appendRouteHooks } from './route-hooks.js';
 

@@ -11,7 +11,7 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyPluginCallback } from 'fastify';
 import { Counter } from 'prom-client';
 import { PlatformError, PlatformErrorCode } from '../../errors/api-error.js';
-import type { MetricsService } from '../metrics.service.js';
+import type { MetricsService } from '../../metrics/metrics.service.js';
 
 export interface OverloadOptions {
   /** Mean event-loop delay (ms) above which requests are shed; 0 = never. */

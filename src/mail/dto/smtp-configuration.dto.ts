@@ -48,7 +48,8 @@ export class SmtpIdentityRequest {
   @ApiPropertyOptional({
     example: 'mailer@example.com',
     nullable: true,
-    description: 'Absent/null/"" = none.',
+    // Its bound, pattern and the `if AuthRequired then Username` rule come from IsSmtpUsername (jsonSchema).
+    description: 'Absent/null/"" = none; required (not empty) when AuthRequired is true. No line breaks.',
   })
   @IsSmtpUsername()
   Username?: string | null;

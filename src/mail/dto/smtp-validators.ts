@@ -7,12 +7,20 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+import type { DescribedConstraint, JsonSchema } from '../../validation/constraint-checks.js';
 import { isSmtpHost, MAX_HOST_LENGTH } from '../smtp/smtp-host.js';
 
 export const MAX_USERNAME_LENGTH = 255;
 
 @ValidatorConstraint({ name: 'isSmtpHost', async: false })
-export class IsSmtpHostConstraint implements ValidatorConstraintInterface {
+export class IsSmtpHostConstraint implements ValidatorConstraintInterface, DescribedConstraint {
+  /** A host name (not only digits and dots: "999.1.1.1" is a mistyped address), an IPv4 or an IPv6 address. */
+  readonly jsonSchema: JsonSchema = {
+    type: 'string',
+    maxLength: MAX_HOST_LENGTH,
+    anyOf: [{ format: 'hostname', pattern: '[A-Za-z-]' }, { format: 'ipv4' }, { format: 'ipv6' }],
+  };
+
   validate(value: unknown): boolean {
     return typeof value === 'string' && isSmtpHost(value);
   }
@@ -24,7 +32,16 @@ export class IsSmtpHostConstraint implements ValidatorConstraintInterface {
 
 /** Not @IsOptional on purpose: an optional field skips custom rules when absent, and absence is what we check. */
 @ValidatorConstraint({ name: 'isSmtpUsername', async: false })
-export class SmtpUsernameConstraint implements ValidatorConstraintInterface {
+export class SmtpUsernameConstraint implements ValidatorConstraintInterface, DescribedConstraint {
+  readonly jsonSchema: JsonSchema = { maxLength: MAX_USERNAME_LENGTH, pattern: '^[^\\r\\n\\x00]*$' };
+  readonly objectJsonSchema: JsonSchema = {
+    if: { properties: { AuthRequired: { const: true } }, required: ['AuthRequired'] },
+    then: {
+      required: ['Username'],
+      properties: { Username: { type: 'string', minLength: 1, maxLength: MAX_USERNAME_LENGTH } },
+    },
+  };
+
   validate(value: unknown, args: ValidationArguments): boolean {
     if (value === undefined || value === null || value === '') return !authRequired(args);
     return typeof value === 'string' && value.length <= MAX_USERNAME_LENGTH && !/[\r\n\0]/.test(value);

@@ -23,6 +23,8 @@ export const PRINTABLE = /^[^\u0000-\u001f\u007f]+$/;
 /** An instant: date, time and an offset (or Z), so no server time zone is ever guessed. */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 export const MAX_ERRORS_PER_REPORT = 100;
+/** The longest text INSTANT matches: `2026-11-22T10:15:00.123456789+01:00`. */
+export const INSTANT_MAX_LENGTH = 35;
 
 /** The decorators of an id or name field that agents send. */
 export function Name(): PropertyDecorator {
@@ -40,6 +42,8 @@ export function Name(): PropertyDecorator {
 export function Instant(): PropertyDecorator {
   return (target, property) => {
     IsString()(target, property);
+    // Says in the document the length INSTANT already implies (issue 33: every request string is bounded).
+    MaxLength(INSTANT_MAX_LENGTH)(target, property);
     Matches(INSTANT, { message: `${String(property)} must be an ISO 8601 date-time with an offset or Z` })(
       target,
       property,

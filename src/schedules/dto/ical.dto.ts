@@ -8,8 +8,8 @@ export const MAX_EXPORT_IDS = 1_000;
 export class IcalExportQuery {
   @ApiProperty({
     type: [String],
-    example: ['3f2504e0-4f89-11d3-9a0c-0305e82c3301'],
-    description: `Schedule ids, comma-separated or repeated; 1 to ${MAX_EXPORT_IDS}`,
+    // No example: the ids must name existing schedules (404 otherwise), which no example id can on a new instance.
+    description: `Ids of existing schedules, comma-separated or repeated; 1 to ${MAX_EXPORT_IDS}`,
   })
   @IsArray()
   @ArrayMinSize(1)
@@ -20,10 +20,19 @@ export class IcalExportQuery {
 
 /** A calendar component the import left out (issue 24). */
 export class IcalSkippedComponent {
-  @ApiProperty({ type: 'integer', example: 37, description: 'Line of the component’s BEGIN in the body' })
+  @ApiProperty({
+    type: 'integer',
+    example: 37,
+    description: 'Line of the component’s BEGIN in the body; for a single line left out (below), that line',
+  })
   Line!: number;
 
-  @ApiProperty({ example: 'VTODO', description: 'VEVENT, VTODO, VJOURNAL, VFREEBUSY, VTIMEZONE, …' })
+  @ApiProperty({
+    example: 'VTODO',
+    description:
+      'VEVENT, VTODO, VJOURNAL, VFREEBUSY, VTIMEZONE, …; or, for a single line left out of a component that was ' +
+      'imported (a SUMMARY cut to 500 characters, a malformed ATTENDEE or X- line), its property name',
+  })
   Component!: string;
 
   @ApiProperty({
@@ -40,6 +49,18 @@ export class IcalSkippedComponent {
     description: 'Why, naming the line and property at fault',
   })
   Reason!: string;
+}
+
+/** How many components of one kind the import left out (issue 31: `Skipped` lists only the first 100). */
+export class IcalSkippedCount {
+  @ApiProperty({
+    example: 'VTODO',
+    description: 'VEVENT, VTODO, …; `(other)` for the kinds past the first 20',
+  })
+  Component!: string;
+
+  @ApiProperty({ type: 'integer', example: 3 })
+  Count!: number;
 }
 
 /** A schedule an import created or updated: one per series (UID) of the calendar (issue 24). */
@@ -78,7 +99,18 @@ export class IcalImportResponse extends ScheduleResponse {
 
   @ApiProperty({
     type: [IcalSkippedComponent],
-    description: 'Components left out of the import, in file order; [] when nothing was skipped',
+    description:
+      'Components left out of the import, in file order: the first 100 (`SkippedTotal` counts them all); [] when ' +
+      'nothing was skipped',
   })
   Skipped!: IcalSkippedComponent[];
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'How many components were left out in all' })
+  SkippedTotal!: number;
+
+  @ApiProperty({
+    type: [IcalSkippedCount],
+    description: 'How many were left out per component kind, most first (at most 21 entries); [] when none',
+  })
+  SkippedCounts!: IcalSkippedCount[];
 }

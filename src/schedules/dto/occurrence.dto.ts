@@ -13,6 +13,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+/** occurrences.service.ts checks it (a rule between two values, which JSON Schema cannot state). */
+const END_AFTER_START = 'Must be later than Start (else 400 naming End).';
+
 const GUID_A = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const GUID_B = '9a7b3c1d-2e4f-4a6b-8c9d-0e1f2a3b4c5d';
 
@@ -25,7 +28,7 @@ export class GroupedScheduleRequest {
 
   @ApiPropertyOptional({
     type: [String],
-    format: 'guid',
+    format: 'uuid',
     example: [GUID_A, GUID_B],
     description: 'May be empty',
   })
@@ -49,12 +52,19 @@ export class HasOccurrencesGroupedRequest {
   @IsString()
   @IsNotEmpty()
   @IsISO8601()
+  @MaxLength(40)
   Start!: string;
 
-  @ApiProperty({ format: 'date-time', minLength: 1, example: '2026-03-16T09:00:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    minLength: 1,
+    example: '2026-03-16T09:00:00Z',
+    description: END_AFTER_START,
+  })
   @IsString()
   @IsNotEmpty()
   @IsISO8601()
+  @MaxLength(40)
   End!: string;
 }
 
@@ -87,11 +97,13 @@ export class OccurrencesQuery {
   @ApiProperty({ format: 'date-time', example: '2026-03-16T00:00:00Z' })
   @IsString()
   @IsISO8601()
+  @MaxLength(40)
   Start!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-03-23T00:00:00Z' })
+  @ApiProperty({ format: 'date-time', example: '2026-03-23T00:00:00Z', description: END_AFTER_START })
   @IsString()
   @IsISO8601()
+  @MaxLength(40)
   End!: string;
 }
 

@@ -16,6 +16,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { OptionalNested } from '../../common/dto/nested.js';
+import { MAX_INTEGER_TEXT, MAX_PATTERN_LENGTH } from '../recurrence/series-compiler.js';
+import { ApiObjectRule } from '../../openapi/object-rules.js';
 
 // Request DTOs check shapes and types; the recurrence engine checks meaning (zones, RRULE, durations, dates) and
 // names the field (e.g. ScheduleItems[0].Recurrence.Pattern).
@@ -95,6 +97,16 @@ export class RecurrenceExceptionInput {
   @ReadOnlyId() RecurrenceId?: string | null;
 }
 
+/** A series ends after a count or at a time, not both (series-compiler.ts); COUNT/UNTIL in Pattern count too. */
+@ApiObjectRule({
+  not: {
+    required: ['EndCount', 'EndTime'],
+    properties: {
+      EndCount: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      EndTime: { type: 'string', maxLength: 40, pattern: '\\S' },
+    },
+  },
+})
 export class RecurrenceInput {
   @ApiPropertyOptional({
     example: '2026-01-05T09:00:00',
@@ -105,7 +117,10 @@ export class RecurrenceInput {
   @MaxLength(40)
   StartTime?: string | null;
 
-  @ApiPropertyOptional({ example: '2026-12-31T23:59:59Z', description: 'Series end (UNTIL, inclusive)' })
+  @ApiPropertyOptional({
+    example: '2026-12-31T23:59:59Z',
+    description: 'Series end (UNTIL, inclusive); not together with EndCount above 0 or COUNT in Pattern',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
@@ -117,7 +132,11 @@ export class RecurrenceInput {
   @MaxLength(40)
   Offset?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', example: 0, description: 'COUNT; 0 or absent = unbounded' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 0,
+    description: 'COUNT; 0 or absent = unbounded; above 0 not together with EndTime or UNTIL in Pattern',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -133,7 +152,8 @@ export class RecurrenceInput {
   @MaxLength(20)
   RecurrenceType?: string | null;
 
-  @ApiPropertyOptional({ example: '1', description: 'Positive integer as text' })
+  // Enforced by the series compiler (400 naming Recurrence.Interval): Interval may also be a JSON number.
+  @ApiPropertyOptional({ example: '1', description: 'Positive integer as text', maxLength: MAX_INTEGER_TEXT })
   @Allow()
   Interval?: string | number | null;
 
@@ -149,6 +169,8 @@ export class RecurrenceInput {
   @ApiPropertyOptional({
     example: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
     description: 'RFC 5545 RRULE (RRULE: prefix allowed); authoritative',
+    // Enforced by the series compiler (400 naming Recurrence.Pattern), not a decorator: Pattern is any JSON value.
+    maxLength: MAX_PATTERN_LENGTH,
   })
   @Allow()
   Pattern?: unknown;

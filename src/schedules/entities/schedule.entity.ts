@@ -31,6 +31,14 @@ export class Schedule {
   @Column({ name: 'ical_key', type: 'varchar', length: 64, nullable: true })
   icalKey?: string | null;
 
+  /** The UID an iCalendar import read for the series (migrations/1763780001700-IcalUids.ts); the export writes it. */
+  @Column({ name: 'ical_uid', type: 'text', nullable: true })
+  icalUid?: string | null;
+
+  /** The SEQUENCE the import read for the series' master; written back by the export. */
+  @Column({ name: 'ical_sequence', type: 'integer', nullable: true })
+  icalSequence?: number | null;
+
   @OneToMany(() => ScheduleItem, (item) => item.schedule, { cascade: true })
   items!: ScheduleItem[];
 }

@@ -2,8 +2,28 @@
 // property starts on: ical.js parses the properties but reports no line numbers, and every import error must name
 // its line. Each unfolded line is handed to ical.js's own property parser (parameters, quoting, escapes, value
 // types); BEGIN/END nesting is checked here (ical.js does not check that END names the open component).
-import { TextDecoder } from 'node:util';
 import ICAL from 'ical.js';
+import { decodeLines, IcalSyntaxError, nameOf, unfoldLines, type ContentLine } from './ical-content-lines.js';
+import {
+  listValuesOf,
+  MAX_COMPONENTS,
+  MAX_DATE_VALUES,
+  MAX_DEPTH,
+  MAX_NESTED_PER_COMPONENT,
+  MAX_PROPERTIES_PER_COMPONENT,
+  overlongLineProblem,
+  readLineProblem,
+  tooManyValues,
+} from './ical-limits.js';
+
+export {
+  ContentLineMeter,
+  decodeLines,
+  IcalSyntaxError,
+  unfold,
+  unfoldLines,
+  UnsupportedCharsetError,
+} from './ical-content-lines.js';
 
 export interface IcalProperty {
   /** Upper case, e.g. DTSTART. */
@@ -36,138 +56,31 @@ export interface IcalComponent {
    * the VCALENDAR, so one broken event is skipped rather than the whole calendar refused.
    */
   readonly broken: IcalSyntaxError[];
-}
-
-export class IcalSyntaxError extends Error {
-  constructor(
-    readonly line: number,
-    readonly property: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface ContentLine {
-  line: number;
-  text: string;
-}
-
-/** Unfolds CRLF, LF or CR line breaks followed by one space or tab (§3.1); blank lines are skipped. */
-export function unfold(text: string): ContentLine[] {
-  const physical = text.split(/\r\n|\n|\r/);
-  const lines: ContentLine[] = [];
-  let current: { line: number; parts: string[] } | undefined;
-  const flush = (): void => {
-    if (current !== undefined) lines.push({ line: current.line, text: current.parts.join('') });
-    current = undefined;
-  };
-  for (let index = 0; index < physical.length; index++) {
-    const text = physical[index];
-    const first = text.charCodeAt(0);
-    if (first === 0x20 || first === 0x09) {
-      if (current === undefined) {
-        // A continuation after a blank line or at the start: nothing to continue.
-        if (text.trim() === '') continue;
-        throw new IcalSyntaxError(index + 1, '', 'a folded continuation line with no content line before it');
-      }
-      current.parts.push(text.slice(1));
-    } else {
-      flush();
-      if (text.trim() !== '') current = { line: index + 1, parts: [text] };
-    }
-  }
-  flush();
-  return lines;
+  /**
+   * Malformed lines of properties nothing reads (a broken ATTENDEE, an `X-…=` left over from a bad fold), left out;
+   * on the VCALENDAR (its own lines) and on its components (theirs and their nested components'), to be reported.
+   */
+  readonly skippedLines: IcalSyntaxError[];
 }
 
 const BEGIN_END = /^(BEGIN|END):(.*)$/i;
 
-const NAME = /^[A-Za-z0-9-]+/;
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/** Whether `charset` (a Content-Type parameter) names UTF-8 or its subset US-ASCII: RFC 5545 §3.1's default. */
-function isUtf8(charset: string | undefined): boolean {
-  return charset === undefined || /^(utf-?8|us-ascii|ascii)$/i.test(charset.trim());
-}
-
 /**
- * The content lines of a body in bytes. RFC 5545 §3.1: unfolding restores the original octet sequence, so a
- * multi-octet UTF-8 character split by a fold (as 75-octet folding does) is joined before it is decoded; bytes
- * that are not valid UTF-8 (or not valid in the declared `charset`) are a syntax error naming their line, never
- * silently replaced. A NUL character is refused the same way (PostgreSQL cannot store it).
- */
-export function decodeLines(body: Buffer, charset?: string): ContentLine[] {
-  const lines = unfoldDecoded(body, isUtf8(charset) ? UTF8 : decoderFor(charset!));
-  for (const { line, text } of lines) {
-    if (text.includes('\u0000')) {
-      throw new IcalSyntaxError(
-        line,
-        nameOf(text),
-        'contains a NUL character (U+0000), which is not accepted',
-      );
-    }
-  }
-  return lines;
-}
-
-function decoderFor(charset: string): TextDecoder {
-  try {
-    return new TextDecoder(charset.trim(), { fatal: true });
-  } catch {
-    throw new UnsupportedCharsetError(charset);
-  }
-}
-
-/** Fast path: the whole body decodes; otherwise each unfolded line is decoded from its octets. */
-function unfoldDecoded(body: Buffer, decoder: TextDecoder): ContentLine[] {
-  try {
-    const text = decoder.decode(body);
-    return unfold(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch {
-    // A fold inside a character, or bytes that are not valid: find which.
-  }
-  const hasBom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-  // latin1 maps each octet to one character and back, so folds are found and joined on the octets themselves.
-  return unfold(body.subarray(hasBom ? 3 : 0).toString('latin1')).map(({ line, text }) => {
-    try {
-      return { line, text: decoder.decode(Buffer.from(text, 'latin1')) };
-    } catch {
-      throw new IcalSyntaxError(
-        line,
-        nameOf(text),
-        `is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}: send UTF-8 (RFC 5545's ` +
-          'default), or name the charset in Content-Type (text/calendar; charset=…)',
-      );
-    }
-  });
-}
-
-function nameOf(text: string): string {
-  return (NAME.exec(text)?.[0] ?? '').toUpperCase();
-}
-
-/** A Content-Type charset no decoder knows: the import answers 415. */
-export class UnsupportedCharsetError extends Error {
-  constructor(readonly charset: string) {
-    super(`charset "${charset}" is not supported; send UTF-8`);
-  }
-}
-
-/**
- * Parses the body into its one VCALENDAR. Throws IcalSyntaxError naming the line for anything ical.js refuses,
- * unbalanced BEGIN/END, content outside the VCALENDAR, or a second VCALENDAR.
+ * Parses the body into its VCALENDARs, in file order: a feed may concatenate several (`BEGIN:VCALENDAR … END:VCALENDAR`
+ * one after another); each keeps its own properties and VTIMEZONEs. Throws IcalSyntaxError naming the line for
+ * unbalanced BEGIN/END, content outside a VCALENDAR, or a line of the calendar itself that it needs.
  *
  * `wanted`: when given, only properties with these names (and everything inside a VTIMEZONE, which ical.js reads
  * whole) go through ical.js; the others (DESCRIPTION, ATTENDEE, … — most of a real export) are only checked for the
- * NAME[;PARAM…]:VALUE shape. Half the parse time of a Google export is spent on lines the caller ignores.
+ * NAME[;PARAM…]:VALUE shape. Half the parse time of a Google export is spent on lines the caller ignores. A broken
+ * line of a property that is needed (a wanted one of the calendar or of one of its components, anything in a
+ * VTIMEZONE) spoils its component (`broken`); a broken line of any other property is left out (`skippedLines`).
  */
-export function parseCalendar(
+export function parseCalendars(
   body: string | Buffer,
   wanted?: ReadonlySet<string>,
   charset?: string,
-): IcalComponent {
+): IcalComponent[] {
   return drain(parseCalendarSteps(body, wanted, charset));
 }
 
@@ -183,108 +96,222 @@ export function drain<T>(steps: Generator<void, T>): T {
 }
 
 /**
- * `parseCalendar` as steps: it pauses (yields) every few hundred content lines, so a caller can give the event loop
- * back between them (a 10 MB calendar is ~200,000 lines, over a second of parsing).
+ * `parseCalendars` as steps: it pauses (yields) every few hundred content lines, so a caller can give the event
+ * loop back between them (a 10 MB calendar is ~200,000 lines, over a second of parsing).
  */
 export function* parseCalendarSteps(
   body: string | Buffer,
   wanted?: ReadonlySet<string>,
   charset?: string,
-): Generator<void, IcalComponent> {
+  kept?: ReadonlySet<string>,
+  optional?: ReadonlySet<string>,
+): Generator<void, IcalComponent[]> {
   const lines =
     typeof body === 'string'
-      ? unfold(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body)
+      ? unfoldLines(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body)
       : decodeLines(body, charset);
-  if (lines.length === 0) {
-    throw new IcalSyntaxError(
-      1,
-      '',
-      'the body is empty; send one VCALENDAR (BEGIN:VCALENDAR … END:VCALENDAR)',
-    );
-  }
-  const stack: IcalComponent[] = [];
-  let calendar: IcalComponent | undefined;
+  const parser = new CalendarParser(wanted, kept, optional);
   let sinceStep = 0;
-  for (const { line, text: content } of lines) {
+  for (const line of lines) {
     if (++sinceStep === LINES_PER_STEP) {
       sinceStep = 0;
       yield;
     }
-    const beginEnd = BEGIN_END.exec(content);
-    if (beginEnd !== null) {
-      const name = beginEnd[2].trim().toUpperCase();
-      if (beginEnd[1].toUpperCase() === 'BEGIN') {
-        if (stack.length === 0 && (calendar !== undefined || name !== 'VCALENDAR')) {
-          throw new IcalSyntaxError(
-            line,
-            'BEGIN',
-            calendar === undefined
-              ? `the body must start with BEGIN:VCALENDAR, not BEGIN:${name}`
-              : 'a second VCALENDAR; import one calendar per request',
-          );
-        }
-        const component: IcalComponent = {
-          name,
-          line,
-          properties: [],
-          components: [],
-          jcal: [name.toLowerCase(), [], []],
-          broken: [],
-        };
-        const parent = stack.at(-1);
-        if (parent !== undefined) {
-          parent.components.push(component);
-          parent.jcal[2].push(component.jcal);
-        } else {
-          calendar = component;
-        }
-        stack.push(component);
-      } else {
-        const open = stack.pop();
-        if (open === undefined) {
-          throw new IcalSyntaxError(line, 'END', `END:${name} without a matching BEGIN`);
-        }
-        if (open.name !== name) {
-          throw new IcalSyntaxError(
-            line,
-            'END',
-            `END:${name} closes BEGIN:${open.name} of line ${open.line}`,
-          );
-        }
-      }
-      continue;
+    parser.read(line);
+  }
+  return parser.finish();
+}
+
+/** The state of one parse: the open components, the VCALENDARs so far and the counts the limits need. */
+class CalendarParser {
+  private readonly stack: IcalComponent[] = [];
+  private readonly calendars: IcalComponent[] = [];
+  /** RDATE/EXDATE values per open component, counted before ical.js splits them (ical-limits.ts). */
+  private readonly listValues = new Map<IcalComponent, Map<string, number>>();
+  private components = 0;
+  private lines = 0;
+
+  constructor(
+    private readonly wanted: ReadonlySet<string> | undefined,
+    private readonly kept: ReadonlySet<string> | undefined,
+    /** Wanted properties a component can do without (SUMMARY): a broken line of one is left out, not fatal. */
+    private readonly optional: ReadonlySet<string> | undefined,
+  ) {}
+
+  read({ line, text: content, overLength }: ContentLine): void {
+    this.lines++;
+    const beginEnd = overLength === undefined ? BEGIN_END.exec(content) : null;
+    if (beginEnd === null) this.property(line, content, overLength);
+    else if (beginEnd[1].toUpperCase() === 'BEGIN') this.begin(line, beginEnd[2].trim().toUpperCase());
+    else this.end(line, beginEnd[2].trim().toUpperCase());
+  }
+
+  finish(): IcalComponent[] {
+    if (this.lines === 0) {
+      throw new IcalSyntaxError(
+        1,
+        '',
+        'the body is empty; send one VCALENDAR (BEGIN:VCALENDAR … END:VCALENDAR)',
+      );
     }
+    const open = this.stack.at(-1);
+    if (open !== undefined) {
+      throw new IcalSyntaxError(
+        open.line,
+        'BEGIN',
+        `BEGIN:${open.name} is never closed with END:${open.name}`,
+      );
+    }
+    return this.calendars;
+  }
+
+  private begin(line: number, name: string): void {
+    const stack = this.stack;
+    if (stack.length === 0 && name !== 'VCALENDAR') {
+      const last = this.calendars.at(-1);
+      throw new IcalSyntaxError(
+        line,
+        'BEGIN',
+        last === undefined
+          ? `the body must start with BEGIN:VCALENDAR, not BEGIN:${name}`
+          : `BEGIN:${name} outside a VCALENDAR (after the END:VCALENDAR of the one that begins at line ${last.line})`,
+      );
+    }
+    checkComponentCounts(line, ++this.components, stack.length);
+    const component: IcalComponent = {
+      name,
+      line,
+      properties: [],
+      components: [],
+      jcal: [name.toLowerCase(), [], []],
+      broken: [],
+      skippedLines: [],
+    };
+    const parent = stack.at(-1);
+    if (parent === undefined) this.calendars.push(component);
+    else if (stack.length >= 2 && parent.components.length >= MAX_NESTED_PER_COMPONENT) {
+      // Read for BEGIN/END balance only; its top-level component is skipped.
+      spoil(stack, new IcalSyntaxError(line, 'BEGIN', tooManyNested(parent)));
+    } else {
+      parent.components.push(component);
+      parent.jcal[2].push(component.jcal);
+    }
+    stack.push(component);
+  }
+
+  private end(line: number, name: string): void {
+    const open = this.stack.pop();
+    if (open === undefined) {
+      throw new IcalSyntaxError(line, 'END', `END:${name} without a matching BEGIN`);
+    }
+    if (open.name !== name) {
+      throw new IcalSyntaxError(line, 'END', `END:${name} closes BEGIN:${open.name} of line ${open.line}`);
+    }
+    this.listValues.delete(open);
+  }
+
+  private property(line: number, content: string, overLength: number | undefined): void {
+    const stack = this.stack;
     const owner = stack.at(-1);
-    const name = (NAME.exec(content)?.[0] ?? '').toUpperCase();
+    const name = nameOf(content);
     if (owner === undefined) {
       throw new IcalSyntaxError(
         line,
         name,
-        calendar === undefined
+        this.calendars.length === 0
           ? 'content before BEGIN:VCALENDAR; the body must start with it'
           : 'content after END:VCALENDAR',
       );
     }
-    const full =
-      wanted === undefined || wanted.has(name) || stack.some((component) => component.name === 'VTIMEZONE');
+    // Once a top-level component is to be skipped, only its UID (which the report names) is still worth reading.
+    if (stack.length >= 2 && stack[1].broken.length > 0 && name !== 'UID') return;
+    const inZone = stack.some((component) => component.name === 'VTIMEZONE');
+    const full = this.wanted === undefined || this.wanted.has(name) || inZone;
+    // Only the calendar's own lines and its components' are read (not a VALARM's): those the caller wants are needed,
+    // unless the component can do without them.
+    const needed = inZone || (full && stack.length <= 2 && this.optional?.has(name) !== true);
+    // Over a limit (ical-limits.ts): the component is spoilt whatever the property.
+    const limit =
+      overLength !== undefined
+        ? overlongLineProblem(overLength)
+        : owner.properties.length >= MAX_PROPERTIES_PER_COMPONENT
+          ? tooManyProperties(owner)
+          : undefined;
+    if (limit !== undefined) return this.broken(new IcalSyntaxError(line, name, limit), true);
     let property: IcalProperty;
     try {
+      if (full) checkReadLine(line, name, content, owner, this.listValues);
       property = full ? parseProperty(content, line, name) : skimProperty(content, line, name);
     } catch (error) {
-      // A broken line inside an event (or to-do, time zone, …) spoils that component only: it is noted on the
-      // VCALENDAR's child that holds it, and the importer skips that one and reports it.
-      if (!(error instanceof IcalSyntaxError) || stack.length < 2) throw error;
-      stack[1].broken.push(error);
-      continue;
+      if (!(error instanceof IcalSyntaxError)) throw error;
+      return this.broken(error, needed);
     }
+    // Lines nobody reads were checked for their shape; only those named in `kept` are kept.
+    if (!full && this.kept !== undefined && !this.kept.has(name)) return;
     owner.properties.push(property);
     owner.jcal[1].push(property.jcal);
   }
-  const open = stack.at(-1);
-  if (open !== undefined) {
-    throw new IcalSyntaxError(open.line, 'BEGIN', `BEGIN:${open.name} is never closed with END:${open.name}`);
+
+  /**
+   * A line that cannot be read. One of a property nothing needs is left out and noted on the VCALENDAR or its
+   * component that holds it (the importer reports it); one that is needed spoils that component only (the importer
+   * skips it and reports it), or, on the VCALENDAR itself, refuses the body.
+   */
+  private broken(error: IcalSyntaxError, needed: boolean): void {
+    const stack = this.stack;
+    if (!needed) {
+      (stack[1] ?? stack[0]).skippedLines.push(error);
+      return;
+    }
+    if (stack.length < 2) throw error;
+    spoil(stack, error);
   }
-  return calendar!;
+}
+
+/** The first reason a top-level component is skipped; later ones are not needed (the report names one). */
+function spoil(stack: readonly IcalComponent[], error: IcalSyntaxError): void {
+  if (stack[1].broken.length === 0) stack[1].broken.push(error);
+}
+
+/** Too many components in all, or nested too deep: the calendar is refused at that BEGIN. */
+function checkComponentCounts(line: number, components: number, depth: number): void {
+  if (components > MAX_COMPONENTS) {
+    throw new IcalSyntaxError(
+      line,
+      'BEGIN',
+      `the calendar has more than ${MAX_COMPONENTS.toLocaleString('en')} components; split it`,
+    );
+  }
+  if (depth >= MAX_DEPTH) {
+    throw new IcalSyntaxError(line, 'BEGIN', `components are nested more than ${MAX_DEPTH} deep`);
+  }
+}
+
+function tooManyNested(parent: IcalComponent): string {
+  return `${parent.name} of line ${parent.line} has more than ${MAX_NESTED_PER_COMPONENT.toLocaleString('en')} components`;
+}
+
+function tooManyProperties(owner: IcalComponent): string {
+  return `${owner.name} of line ${owner.line} has more than ${MAX_PROPERTIES_PER_COMPONENT.toLocaleString('en')} properties`;
+}
+
+/** The limits of a line read through ical.js, checked on its text before ical.js parses it (ical-limits.ts). */
+function checkReadLine(
+  line: number,
+  name: string,
+  content: string,
+  owner: IcalComponent,
+  listValues: Map<IcalComponent, Map<string, number>>,
+): void {
+  const tooLong = readLineProblem(name, content.length);
+  if (tooLong !== undefined) throw new IcalSyntaxError(line, name, tooLong);
+  let counts = listValues.get(owner);
+  const counted = counts?.get(name) ?? 0;
+  const values = listValuesOf(name, content, valueStart(content), MAX_DATE_VALUES - counted);
+  if (values === 0) return;
+  if (counted + values > MAX_DATE_VALUES) throw new IcalSyntaxError(line, name, tooManyValues(name));
+  if (counts === undefined) listValues.set(owner, (counts = new Map<string, number>()));
+  counts.set(name, counted + values);
 }
 
 /** Recurrence rules: every part name and enumerated value is case-insensitive (RFC 5545 §2, §3.3.10). */

@@ -73,7 +73,8 @@ const generated: fc.Arbitrary<Generated> = fc.record({
   minutes: fc.uniqueArray(fc.constantFrom(0, 20, 40), { maxLength: 2 }),
   end: fc.constantFrom('none', 'count', 'until'),
   count: fc.integer({ min: 1, max: 40 }),
-  untilDays: fc.integer({ min: 0, max: 500 }),
+  // Negative: UNTIL before DTSTART, where DTSTART is the only occurrence of the rule.
+  untilDays: fc.oneof(fc.integer({ min: 0, max: 500 }), fc.integer({ min: -40, max: -1 })),
   offset: fc.constantFrom(...OFFSETS),
   durationMinutes: fc.constantFrom(0, 30, 60, 90),
   rdates: fc.uniqueArray(fc.integer({ min: -30, max: 600 }), { maxLength: 3 }),

@@ -174,7 +174,29 @@ describe('exportCalendar', () => {
     expect(all).toContain('RECURRENCE-ID;TZID=Europe/Berlin:20260112T090000');
     expect(all).toContain('DTSTART;TZID=Europe/Berlin:20260112T130000');
     expect(all).toContain('DTEND;TZID=Europe/Berlin:20260112T131500');
-    expect(all.filter((l) => l === 'UID:0c5b2f7e-3a41-4c8e-9a3b-5f6e7d8c9b0a')).toHaveLength(2);
+    // Master and override share the schedule's UID (derived from its id: no import named one).
+    expect(all.filter((l) => l === 'UID:sched-1@schedules.platform-api')).toHaveLength(2);
+  });
+
+  it('writes the UID and SEQUENCE an import stored, escaped, on the master and its overrides', () => {
+    const exported = item({
+      Recurrence: {
+        Pattern: 'FREQ=WEEKLY;BYDAY=MO',
+        Exceptions: [{ OriginalTime: '2026-01-12T09:00:00', NewStartTime: '2026-01-12T13:00:00' }],
+      },
+    });
+    const calendar = exportCalendar(
+      [{ Id: 'sched-1', ScheduleItems: [exported, exported], Uid: 'a,b@example.com', Sequence: 4 }],
+      NOW,
+    );
+    const all = lines(calendar);
+    expect(all.filter((l) => l.startsWith('UID:'))).toEqual([
+      'UID:a\\,b@example.com',
+      'UID:a\\,b@example.com',
+      'UID:a\\,b@example.com#1',
+      'UID:a\\,b@example.com#1',
+    ]);
+    expect(all.filter((l) => l === 'SEQUENCE:4')).toHaveLength(4);
   });
 
   it("gives DTSTART plus RDATEs without a rule the recurrence's Duration and Offset, as the engine does", () => {
@@ -240,6 +262,28 @@ describe('exportCalendar', () => {
     expect(() =>
       exportOne(item({ Recurrence: { Pattern: 'FREQ=MONTHLY;BYMONTHDAY=1', Offset: '-P1D' } })),
     ).toThrow(IcalExportError);
+  });
+
+  it('writes DTSTART as an RDATE when UNTIL is before it, so ical.js lists the one occurrence the engine lists', () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    for (const [zone, start] of [
+      ['Europe/Berlin', '2026-01-05T09:00:00'],
+      [null, '2026-01-05T09:00:00Z'],
+    ] as const) {
+      const exported = item({
+        StartTimeZone: zone,
+        Start: start,
+        End: null,
+        Recurrence: { Pattern: 'FREQ=WEEKLY;BYDAY=MO', EndTime: '2026-01-01T00:00:00Z' },
+      });
+      const until = Date.UTC(2027, 0, 1);
+      const engine = compileSeries(exported)
+        .occurrencesIn(Date.UTC(2025, 0, 1), until, 10)
+        .map((o) => iso(o.start));
+      const ical = expandWithIcalJs(exportOne(exported), until).map((o) => iso(o.start));
+      expect(engine).toHaveLength(1);
+      expect({ zone, ical }).toEqual({ zone, ical: engine });
+    }
   });
 
   it('uses DURATION for nominal days and escapes the name', () => {

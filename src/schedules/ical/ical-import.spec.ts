@@ -161,19 +161,112 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(item.Recurrence).toMatchObject({ Pattern: 'FREQ=WEEKLY;COUNT=3;BYDAY=MO,WE' });
   });
 
-  it('refuses a UTC time with TZID (§3.2.19) and a date UNTIL on a timed series (§3.3.10), naming the line', () => {
+  it('refuses a UTC time with TZID (§3.2.19), naming the line', () => {
     expect(problems(ics(...event('UID:z', 'DTSTART;TZID=Europe/Berlin:20260105T090000Z'))).join(' ')).toMatch(
       /^line 5: DTSTART: "20260105T090000Z" is a UTC time and cannot carry TZID/,
     );
+  });
+
+  it('reads a date UNTIL on a timed series as the end of that day in the series’ zone (issue 33)', () => {
+    const until = (zone: string, start: string) =>
+      items(ics(...event('UID:u', `DTSTART${zone}:${start}`, 'RRULE:FREQ=DAILY;UNTIL=20260110;BYHOUR=9')))[0]
+        .Recurrence?.Pattern;
+    expect(until('', '20260105T090000Z')).toBe('FREQ=DAILY;UNTIL=20260110T235959Z;BYHOUR=9');
+    expect(until(';TZID=Europe/Berlin', '20260105T090000')).toBe(
+      'FREQ=DAILY;UNTIL=20260110T225959Z;BYHOUR=9',
+    );
+    // The last day's occurrence is in the series: 6 days, 5–10 January.
+    const [item] = items(
+      ics(...event('UID:u', 'DTSTART;TZID=Europe/Berlin:20260105T230000', 'RRULE:FREQ=DAILY;UNTIL=20260110')),
+    );
+    const starts = compileSeries(item)
+      .occurrencesIn(Date.UTC(2026, 0, 1), Date.UTC(2027, 0, 1), 100)
+      .map(({ start }) => new Date(start).toISOString().slice(0, 10));
+    // 23:00 Berlin is 22:00 UTC: the 10th's occurrence (22:00Z) is before the day's end (22:59:59Z).
+    expect(starts).toEqual([
+      '2026-01-05',
+      '2026-01-06',
+      '2026-01-07',
+      '2026-01-08',
+      '2026-01-09',
+      '2026-01-10',
+    ]);
+    // An all-day series keeps its date UNTIL; an impossible date stays for the engine to name.
     expect(
-      problems(ics(...event('UID:u', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY;UNTIL=20260110'))).join(
-        ' ',
-      ),
-    ).toMatch(/^line 6: RRULE: UNTIL is a date but DTSTART is a date-time/);
-    // The same value types are fine.
+      items(ics(...event('UID:d', 'DTSTART;VALUE=DATE:20260105', 'RRULE:FREQ=DAILY;UNTIL=20260110')))[0]
+        .Recurrence?.Pattern,
+    ).toBe('FREQ=DAILY;UNTIL=20260110');
     expect(
-      items(ics(...event('UID:d', 'DTSTART;VALUE=DATE:20260105', 'RRULE:FREQ=DAILY;UNTIL=20260110'))),
-    ).toHaveLength(1);
+      items(ics(...event('UID:x', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY;UNTIL=20261340')))[0]
+        .Recurrence?.Pattern,
+    ).toBe('FREQ=DAILY;UNTIL=20261340');
+  });
+
+  it('reads a date without VALUE=DATE, and a date-time under VALUE=DATE, as an all-day date (issue 33)', () => {
+    const bare = importCalendar(ics(...event('UID:b', 'DTSTART:20041225', 'DTEND:20041226')));
+    expect(bare.ScheduleItems[0]).toMatchObject({
+      Start: '2004-12-25T00:00:00Z',
+      End: '2004-12-26T00:00:00Z',
+      StartTimeZone: 'UTC',
+      AllDay: true,
+    });
+    expect(bare.sources[0].allDay).toBe(true);
+    const timed = importCalendar(
+      ics(...event('UID:t', 'DTSTART;VALUE=DATE:20110804T120000', 'DTEND;VALUE=DATE:20110805T120000')),
+    );
+    expect(timed.ScheduleItems[0]).toMatchObject({
+      Start: '2011-08-04T00:00:00Z',
+      End: '2011-08-05T00:00:00Z',
+      AllDay: true,
+    });
+    expect(timed.sources[0].allDay).toBe(true);
+    // A bare date DTEND on a date-time DTSTART is still a mismatch.
+    expect(problems(ics(...event('UID:m', 'DTSTART:20260105T090000Z', 'DTEND:20260106')))).toEqual([
+      'line 6: DTEND: must be a date-time like DTSTART, not a date',
+    ]);
+  });
+
+  it('keeps an event whose SUMMARY is over 500 characters, its Name cut with … and the cut reported (issue 33)', () => {
+    const long = 'Board meeting '.repeat(50); // 700 characters
+    const imported = importCalendar(ics(...event('UID:s', `SUMMARY:${long}`, 'DTSTART:20260105T090000Z')));
+    const name = imported.ScheduleItems[0].Name!;
+    expect(name).toHaveLength(500);
+    expect(name).toBe(`${long.slice(0, 499)}…`);
+    expect(imported.skipped).toEqual([
+      {
+        line: 5,
+        component: 'SUMMARY',
+        uid: 's',
+        reason:
+          'line 5: SUMMARY: 700 characters, over the 500 a Name may have: cut to 500 (ending in …); the event is imported',
+      },
+    ]);
+    // Never inside a surrogate pair: an emoji across the cut is dropped whole.
+    const emoji = `${'x'.repeat(498)}😀${'y'.repeat(10)}`;
+    const cut = importCalendar(ics(...event('UID:e', `SUMMARY:${emoji}`, 'DTSTART:20260105T090000Z')));
+    expect(cut.ScheduleItems[0].Name).toBe(`${'x'.repeat(498)}…`);
+    // At the limit nothing is cut or reported.
+    const exact = importCalendar(
+      ics(...event('UID:x', `SUMMARY:${'z'.repeat(500)}`, 'DTSTART:20260105T090000Z')),
+    );
+    expect(exact.ScheduleItems[0].Name).toHaveLength(500);
+    expect(exact.skipped).toEqual([]);
+  });
+
+  it('keeps an event with two SUMMARY lines: the first is the Name, the second is reported (issue 33)', () => {
+    const imported = importCalendar(
+      ics(...event('UID:t', 'SUMMARY:First', 'SUMMARY:Second', 'DTSTART:20260105T090000Z')),
+    );
+    expect(imported.ScheduleItems[0].Name).toBe('First');
+    expect(imported.skipped).toEqual([
+      {
+        line: 6,
+        component: 'SUMMARY',
+        uid: 't',
+        reason:
+          'line 6: SUMMARY: appears more than once in this VEVENT (first at line 5): left out, the first is the Name',
+      },
+    ]);
   });
 
   it('maps several RDATE/EXDATE lines and comma lists, and overrides to exceptions', () => {
@@ -352,11 +445,6 @@ describe('importCalendar: a calendar with nothing importable left is refused, na
       'a bad date',
       'line 5: DTSTART: "20261301" is not a date (YYYYMMDD)',
       event('UID:1', 'DTSTART;VALUE=DATE:20261301'),
-    ],
-    [
-      'a date without VALUE=DATE',
-      'line 5: DTSTART: "20260105" is a date but the value type is DATE-TIME; write DTSTART;VALUE=DATE:20260105',
-      event('UID:1', 'DTSTART:20260105'),
     ],
     ['no DTSTART', 'line 3: VEVENT: a VEVENT without DTSTART', event('UID:1', 'SUMMARY:x')],
     [
@@ -656,8 +744,8 @@ describe('importCalendar: skip and report (issue 24)', () => {
     expect(feed.skipped).toEqual([]);
     // Each its own series (schedule), keyed by the UID and its DTSTART as written.
     expect(feed.sources).toEqual([
-      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z', allDay: false },
-      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z', allDay: false },
+      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z', allDay: false, sequence: 0 },
+      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z', allDay: false, sequence: 0 },
     ]);
   });
 

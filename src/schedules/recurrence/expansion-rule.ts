@@ -19,6 +19,7 @@ import {
   packedYear,
   weekdayOfDays,
 } from './calendar.js';
+import { someDayMatches } from './day-satisfiability.js';
 import { RecurrenceError } from './recurrence-error.js';
 import type { Frequency, WeekdayNum } from './rrule-parser.js';
 import { MAX_YEAR, type ZoneRules } from './time-zone.js';
@@ -200,7 +201,7 @@ export function buildExpansionRule(
     (spec.bySetPos?.every((p) => Math.abs(p) > maxPerPeriod) ?? false) ||
     (freq < DAILY &&
       !someAlignedTimeAllowed(freq, spec.interval, dtWall, hourLimit, minuteLimit, secondLimit));
-  return {
+  const rule: ExpansionRule = {
     freq,
     interval: spec.interval,
     zone,
@@ -232,6 +233,29 @@ export function buildExpansionRule(
     // INTERVAL counts years from DTSTART's calendar year, also when BYWEEKNO makes a period its week-year.
     dtYear: packedYear(civil),
   };
+  return rule.neverMatches || daysCanMatch(rule) ? rule : { ...rule, neverMatches: true };
+}
+
+/**
+ * Whether the rule's day-level parts name any day (day-satisfiability.ts): decided before any expansion, so a rule
+ * such as `FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30` is known never to match in microseconds.
+ */
+function daysCanMatch(rule: ExpansionRule): boolean {
+  if (!rule.needsCivil && rule.byWeekNo === undefined) return true;
+  const nthScope = rule.freq === MONTHLY ? 1 : rule.freq === YEARLY ? (rule.byMonthMask !== 0 ? 1 : 2) : 0;
+  const key = JSON.stringify([
+    nthScope,
+    rule.wkst,
+    rule.byMonthMask,
+    rule.byMonthDay,
+    rule.byYearDay,
+    rule.byWeekNo,
+    rule.hasByDay ? rule.byDayMask : -1,
+    rule.byDayNth,
+  ]);
+  return someDayMatches(key, rule.hasByDay || rule.byWeekNo !== undefined, (day) =>
+    dayMatches(rule, day, nthScope),
+  );
 }
 
 function gcd(a: number, b: number): number {

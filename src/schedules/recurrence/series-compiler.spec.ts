@@ -108,6 +108,8 @@ describe('compileSeries validation: every error names its field', () => {
     ],
     ['Interval not a number', daily({ Interval: 'two' }), 'Recurrence.Interval'],
     ['Interval zero', daily({ Interval: '0' }), 'Recurrence.Interval'],
+    // The document's maxLength (MAX_INTEGER_TEXT, 20): the digits are fine, the padding makes it too long.
+    ['Interval longer than 20 characters', daily({ Interval: ` 2${' '.repeat(19)}` }), 'Recurrence.Interval'],
     [
       'EndCount contradicts COUNT',
       daily({ EndCount: 5, Pattern: 'FREQ=DAILY;COUNT=6' }),
@@ -174,8 +176,8 @@ describe('compileSeries validation: every error names its field', () => {
 });
 
 describe('simple fields and Pattern together (DESIGN §3)', () => {
-  it('simple fields alone: every 2 days, 3 occurrences', () => {
-    expect(startsOf(daily({ Interval: '2', EndCount: 3 }))).toEqual([
+  it('simple fields alone: every 2 days, 3 occurrences (Interval padded up to 20 characters still reads)', () => {
+    expect(startsOf(daily({ Interval: ` 2${' '.repeat(18)}`, EndCount: 3 }))).toEqual([
       '2025-01-01T09:00:00.000Z',
       '2025-01-03T09:00:00.000Z',
       '2025-01-05T09:00:00.000Z',

@@ -20,6 +20,8 @@ import { type ZoneRules, resolveTimeZone, zoneRules } from './time-zone.js';
 
 /** Longer than any rule worth writing (every BYxxx list in full fits in ~600 characters). */
 export const MAX_PATTERN_LENGTH = 1_000;
+/** A whole number sent as text (Interval): nine digits and some padding; the document states it as maxLength. */
+export const MAX_INTEGER_TEXT = 20;
 
 export interface RecurrenceExceptionInput {
   readonly OriginalTime?: string | null;
@@ -113,7 +115,7 @@ function parsePositiveInt(value: unknown, field: string, allowZero: boolean): nu
   const n =
     typeof value === 'number'
       ? value
-      : typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value)
+      : typeof value === 'string' && value.length <= MAX_INTEGER_TEXT && /^\s*\d{1,9}\s*$/.test(value)
         ? Number(value)
         : NaN;
   if (!Number.isSafeInteger(n) || n < (allowZero ? 0 : 1)) {

@@ -30,6 +30,26 @@ describe('resolveTimeZone', () => {
     expect(resolveTimeZone(input)).toBeUndefined();
   });
 
+  // Node 24's ICU accepts offset ids as zones, Node 20's does not: the service refuses them on every runtime.
+  it.each(['+05:00', '-0330', '+05', ' +14:00 ', '\u221205:00', '+23:59'])(
+    'offset id %j is refused',
+    (input) => {
+      expect(resolveTimeZone(input)).toBeUndefined();
+      expect(() => zoneRules(input)).toThrow(RangeError);
+    },
+  );
+
+  // tzdata 2024b made these links; runtimes disagree on the name ICU reports, the service names the target.
+  it.each([
+    ['EST5EDT', 'America/New_York'],
+    ['CST6CDT', 'America/Chicago'],
+    ['MST7MDT', 'America/Denver'],
+    ['PST8PDT', 'America/Los_Angeles'],
+  ])('%s is read as %s', (input, target) => {
+    expect(zoneRules(input).id).toBe(target);
+    expect(zoneRules(input)).toBe(zoneRules(target));
+  });
+
   it('maps every Windows id to a zone ICU knows', () => {
     const windows = resolveTimeZone('India Standard Time');
     expect(windows).toBeDefined();

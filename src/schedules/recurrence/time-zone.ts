@@ -61,9 +61,29 @@ function windowsNameTable(): Map<string, string> {
   return windowsNames;
 }
 
+/**
+ * What a zone id means is the service's decision, not the runtime's: ICU grows with Node. Two differences are
+ * pinned here so that every runtime answers alike:
+ * - Offset ids (`+05:00`, `-0330`, `+05`): ECMA-402 lets Node 24's Intl accept them, Node 20's refuses them. They
+ *   are refused everywhere: `StartTimeZone` names a zone with rules (IANA, Windows, or a POSIX TZ string, which can
+ *   spell a fixed offset as `<+05>-5`), a fixed offset has the IANA name `Etc/GMT-5`, and refusing keeps what
+ *   clients were answered before (a stored `+05:00` would be unreadable on an older runtime).
+ * - tzdata 2024b made the four POSIX-style US zones links; Node 20's ICU reports their targets, Node 24's keeps
+ *   the link's own name. The targets are used everywhere (same offsets, the name a calendar client expects).
+ */
+const OFFSET_ZONE = /^[+\-\u2212]\d/;
+const LEGACY_LINK_TARGETS: Readonly<Record<string, string>> = {
+  EST5EDT: 'America/New_York',
+  CST6CDT: 'America/Chicago',
+  MST7MDT: 'America/Denver',
+  PST8PDT: 'America/Los_Angeles',
+};
+
 function intlAccepts(id: string): string | undefined {
+  if (OFFSET_ZONE.test(id.trim())) return undefined;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: id }).resolvedOptions().timeZone;
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: id }).resolvedOptions().timeZone;
+    return LEGACY_LINK_TARGETS[canonical] ?? canonical;
   } catch {
     return undefined;
   }

@@ -1,5 +1,11 @@
 // OpenAPI descriptions of the discovery answers (RFC 7643 §5–§7); the bodies are built in scim-discovery.ts.
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  SCIM_ATTRIBUTE_TYPES,
+  SCIM_MUTABILITIES,
+  SCIM_RETURNED,
+  SCIM_UNIQUENESS,
+} from '../schema/scim-schema.types.js';
 
 export class ScimSupportedDto {
   @ApiProperty({ example: true }) supported!: boolean;
@@ -60,18 +66,43 @@ export class ScimResourceTypeDto {
   @ApiProperty({ type: ScimDiscoveryMetaDto }) meta!: ScimDiscoveryMetaDto;
 }
 
+/** RFC 7643 §7: one attribute definition of a /Schemas resource (sub-attributes of a complex one nested). */
+export class ScimSchemaAttributeDto {
+  @ApiProperty({ example: 'userName' }) name!: string;
+  @ApiProperty({ enum: SCIM_ATTRIBUTE_TYPES, example: 'string' }) type!: string;
+  @ApiProperty({ example: false }) multiValued!: boolean;
+  @ApiProperty({ example: 'Unique identifier for the User, used to authenticate.' }) description!: string;
+  @ApiProperty({ example: true }) required!: boolean;
+  @ApiProperty({ example: false, description: 'Whether comparisons are case-sensitive' }) caseExact!: boolean;
+  @ApiProperty({ enum: SCIM_MUTABILITIES, example: 'readWrite' }) mutability!: string;
+  @ApiProperty({ enum: SCIM_RETURNED, example: 'default' }) returned!: string;
+  @ApiProperty({ enum: SCIM_UNIQUENESS, example: 'server' }) uniqueness!: string;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['work', 'home', 'other'],
+    description: 'Suggested values',
+  })
+  canonicalValues?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['User'],
+    description: 'Of a reference: the resource types (or `external`, `uri`) it may name',
+  })
+  referenceTypes?: string[];
+  @ApiPropertyOptional({
+    type: () => [ScimSchemaAttributeDto],
+    description: 'Of a complex attribute: its sub-attributes (no further nesting in RFC 7643)',
+  })
+  subAttributes?: ScimSchemaAttributeDto[];
+}
+
 export class ScimSchemaDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:schemas:core:2.0:Schema'] }) schemas!: string[];
   @ApiProperty({ example: 'urn:ietf:params:scim:schemas:core:2.0:User' }) id!: string;
   @ApiProperty({ example: 'User' }) name!: string;
   @ApiProperty({ example: 'User Account' }) description!: string;
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object' },
-    example: [{ name: 'userName', type: 'string', multiValued: false, required: true, caseExact: false }],
-    description: 'RFC 7643 §7 attribute definitions',
-  })
-  attributes!: object[];
+  @ApiProperty({ type: [ScimSchemaAttributeDto], description: 'RFC 7643 §7 attribute definitions' })
+  attributes!: ScimSchemaAttributeDto[];
   @ApiProperty({ type: ScimDiscoveryMetaDto }) meta!: ScimDiscoveryMetaDto;
 }
 

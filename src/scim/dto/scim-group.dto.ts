@@ -3,7 +3,12 @@
 // A projection (attributes / excludedAttributes) may leave any attribute but id and schemas out of an answer, and any
 // sub-attribute (attributes=members.value), so those are optional in the answers.
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { ScimUserDto } from './scim-user.dto.js';
+import { MAX_GROUP_NAME } from '../patch/group-patch.js';
+import { GROUP_SORT_BY } from '../scim-sort-by.js';
+import { MAX_FILTER_LENGTH } from '../scim-list-filter.js';
+import { ApiObjectRule } from '../../openapi/object-rules.js';
+import { ATTRIBUTE_NAMES, NO_PATH_VALUE_IS_OBJECT, ScimUserDto } from './scim-user.dto.js';
+import { SCIM_PAGING_RANGE } from '../scim-http.js';
 
 const GROUP_ID = 'e9e30dba-f08f-4109-8486-d5c6a331660a';
 const USER_ID = '2819c223-7f76-453a-919d-413861904646';
@@ -39,20 +44,26 @@ export class ScimGroupDto {
 }
 
 export class ScimGroupMemberInputDto {
-  @ApiProperty({ example: USER_ID, description: "The member user's id" }) value!: string;
+  @ApiProperty({
+    example: USER_ID,
+    minLength: 1,
+    description: "The member user's id: a user that exists (else 400 invalidValue, the data decides it).",
+  })
+  value!: string;
   @ApiPropertyOptional({ example: 'Babs Jensen', description: 'Ignored (read from the user)' })
   display?: string;
-  @ApiPropertyOptional({ example: 'User' }) type?: string;
+  @ApiPropertyOptional({ example: 'User', enum: ['User'] }) type?: string;
   @ApiPropertyOptional({ example: `https://api.example.com/api/v1/scim/Users/${USER_ID}` }) $ref?: string;
 }
 
 /** A create or replace body; member names in any case, read-only members (id, meta) ignored. */
 export class ScimGroupInputDto {
   @ApiPropertyOptional({ example: ['urn:ietf:params:scim:schemas:core:2.0:Group'] }) schemas?: string[];
-  @ApiProperty({ example: 'Sales', description: 'Unique case-insensitively (409 uniqueness)' })
+  @ApiProperty({ example: 'Sales', minLength: 1, description: 'Unique case-insensitively (409 uniqueness)' })
   displayName!: string;
   @ApiPropertyOptional({ example: 'sales-0042' }) externalId?: string;
-  @ApiPropertyOptional({ type: [ScimGroupMemberInputDto] }) members?: ScimGroupMemberInputDto[];
+  // No member in the example: a member must name an existing user, which a fresh instance has none of.
+  @ApiPropertyOptional({ type: [ScimGroupMemberInputDto], example: [] }) members?: ScimGroupMemberInputDto[];
 }
 
 export class ScimGroupListResponseDto {
@@ -63,17 +74,26 @@ export class ScimGroupListResponseDto {
   @ApiProperty({ type: [ScimGroupDto] }) Resources!: ScimGroupDto[];
 }
 
+@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('path', 'value'))
+@ApiObjectRule({
+  // displayName and externalId are strings (RFC 7643 §4.2); `remove` takes no value.
+  if: {
+    required: ['op', 'path'],
+    properties: { op: { enum: ['add', 'replace'] }, path: { enum: ['displayName', 'externalId'] } },
+  },
+  then: { required: ['value'], properties: { value: { type: 'string', maxLength: MAX_GROUP_NAME } } },
+})
 export class ScimGroupPatchOperationDto {
-  @ApiProperty({ enum: ['add', 'remove', 'replace'], example: 'add', description: 'Any letter case.' })
+  @ApiProperty({ enum: ['add', 'remove', 'replace'], example: 'replace', description: 'Any letter case.' })
   op!: string;
   @ApiPropertyOptional({
-    example: 'members',
+    example: 'externalId',
     description:
       'members, members[value eq "…"], displayName, externalId; absent: value is an object of paths.',
   })
   path?: string;
   @ApiPropertyOptional({
-    example: [{ value: USER_ID }],
+    example: 'sales-0043',
     description: 'Any JSON value (an array of members, a string, an object of paths…)',
   })
   value?: unknown;
@@ -82,20 +102,31 @@ export class ScimGroupPatchOperationDto {
 /** RFC 7644 §3.5.2 PatchOp (member names in any case). */
 export class ScimGroupPatchRequestDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) schemas!: string[];
-  @ApiProperty({ type: [ScimGroupPatchOperationDto] }) Operations!: ScimGroupPatchOperationDto[];
+  @ApiProperty({ type: [ScimGroupPatchOperationDto], minItems: 1 }) Operations!: ScimGroupPatchOperationDto[];
 }
 
 /** RFC 7644 §3.4.3 SearchRequest for groups: the list's query parameters in a body. */
 export class ScimGroupSearchRequestDto {
   @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] })
   schemas?: string[];
-  @ApiPropertyOptional({ example: 'displayName eq "Sales"' }) filter?: string;
-  @ApiPropertyOptional({ type: 'integer', example: 1 }) startIndex?: number;
-  @ApiPropertyOptional({ type: 'integer', example: 100 }) count?: number;
-  @ApiPropertyOptional({ example: 'displayName' }) sortBy?: string;
+  @ApiPropertyOptional({ example: 'displayName eq "Sales"', maxLength: MAX_FILTER_LENGTH }) filter?: string;
+  @ApiPropertyOptional({ type: 'integer', example: 1, ...SCIM_PAGING_RANGE }) startIndex?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 100, ...SCIM_PAGING_RANGE }) count?: number;
+  @ApiPropertyOptional({ example: 'displayName', enum: [...GROUP_SORT_BY] }) sortBy?: string;
   @ApiPropertyOptional({ enum: ['ascending', 'descending'], example: 'ascending' }) sortOrder?: string;
-  @ApiPropertyOptional({ example: ['displayName'], type: [String] }) attributes?: string[];
-  @ApiPropertyOptional({ example: ['members'], type: [String] }) excludedAttributes?: string[];
+  @ApiPropertyOptional({
+    example: ['displayName'],
+    ...ATTRIBUTE_NAMES,
+    description:
+      'Attributes to return (names as in the `attributes` parameter); not together with excludedAttributes.',
+  })
+  attributes?: string[];
+  @ApiPropertyOptional({
+    ...ATTRIBUTE_NAMES,
+    description:
+      'Attributes to leave out (e.g. ["members"]); not together with attributes (400 invalidValue).',
+  })
+  excludedAttributes?: string[];
 }
 
 /** The root `/.search` answer (RFC 7644 §3.4.3): users, then groups. */

@@ -1,9 +1,23 @@
 // OpenAPI descriptions of the SCIM bodies. They document, they do not validate: SCIM bodies carry arbitrary
 // extension keys and many casings, so the controller takes them as `unknown` and the pure engine
 // (normalizeUserInput, applyUserPatch) checks them against the attribute table, answering in SCIM's error schema.
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ApiObjectRule } from '../../openapi/object-rules.js';
+import { ATTRIBUTE_NAME_PATTERN, MAX_PROJECTION_NAMES } from '../schema/attribute-projection.js';
+import { USER_SORT_BY } from '../scim-sort-by.js';
+import { MAX_MULTI_VALUES } from '../patch/scim-value-coercion.js';
+import { MAX_FILTER_LENGTH } from '../scim-list-filter.js';
+import { MAX_EXTERNAL_ID, MAX_USER_NAME } from '../scim-users.service.js';
+import { SCIM_PAGING_RANGE } from '../scim-http.js';
 
 const USER_ID = '2819c223-7f76-453a-919d-413861904646';
+
+/** A /.search body's attribute list: names (RFC 7643 §2.1; URN-qualified ones too, said in words). */
+export const ATTRIBUTE_NAMES = {
+  type: 'array',
+  maxItems: MAX_PROJECTION_NAMES,
+  items: { type: 'string', pattern: ATTRIBUTE_NAME_PATTERN },
+} as const;
 
 // Every sub-attribute of an answer is optional: `attributes=name.givenName` leaves the others out.
 export class ScimMetaDto {
@@ -109,14 +123,14 @@ export class ScimRoleInputDto {
     type: String,
     nullable: true,
     example: 'admin',
-    description: 'Interface document form',
+    description: 'Interface document form of value; ignored when value is also given (value wins)',
   })
   Id?: string | null;
   @ApiPropertyOptional({
     type: String,
     nullable: true,
     example: 'Administrator',
-    description: 'Interface document form',
+    description: 'Interface document form of display; ignored when display is also given (display wins)',
   })
   DisplayName?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true, example: 'application' }) type?: string | null;
@@ -124,6 +138,16 @@ export class ScimRoleInputDto {
 }
 
 /** A create or replace body: a SCIM User in RFC 7643 form; names in any case, read-only members ignored. */
+@ApiObjectRule({
+  // RFC 7643 §2.4: "primary" is true for at most one value of a multi-valued attribute.
+  properties: {
+    emails: {
+      contains: { properties: { primary: { const: true } }, required: ['primary'] },
+      minContains: 0,
+      maxContains: 1,
+    },
+  },
+})
 export class ScimUserInputDto {
   @ApiPropertyOptional({
     example: [
@@ -132,8 +156,8 @@ export class ScimUserInputDto {
     ],
   })
   schemas?: string[];
-  @ApiProperty({ example: 'bjensen@example.com' }) userName!: string;
-  @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8' }) externalId?: string;
+  @ApiProperty({ example: 'bjensen@example.com', minLength: 1, maxLength: MAX_USER_NAME }) userName!: string;
+  @ApiPropertyOptional({ example: '00u1dhhb1fkIGP7RL1d8', maxLength: MAX_EXTERNAL_ID }) externalId?: string;
   @ApiPropertyOptional({ type: ScimNameInputDto, example: { givenName: 'Barbara', familyName: 'Jensen' } })
   name?: ScimNameInputDto;
   @ApiPropertyOptional({ example: 'Babs Jensen' }) displayName?: string;
@@ -141,17 +165,27 @@ export class ScimUserInputDto {
   active?: boolean;
   @ApiPropertyOptional({
     type: [ScimEmailInputDto],
+    maxItems: MAX_MULTI_VALUES,
     example: [{ type: 'work', value: 'bjensen@example.com', primary: true }],
+    description: 'At most one with primary true.',
   })
   emails?: ScimEmailInputDto[];
   @ApiPropertyOptional({
     type: [ScimRoleInputDto],
+    maxItems: MAX_MULTI_VALUES,
     example: [{ value: 'admin', display: 'Administrator' }],
     description: 'RFC form (value/display) or the interface document form (Id/DisplayName)',
   })
   roles?: ScimRoleInputDto[];
 }
 
+/** RFC 7644 §3.5.2.1/3: without a path, the value is an object of attribute paths and values. */
+export const NO_PATH_VALUE_IS_OBJECT = (path: string, value: string) => ({
+  if: { not: { required: [path] } },
+  then: { required: [value], properties: { [value]: { type: 'object' } } },
+});
+
+@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('Path', 'Value'))
 export class ScimPatchOperationDto {
   @ApiPropertyOptional({
     enum: ['add', 'remove', 'replace'],
@@ -174,7 +208,7 @@ export class ScimPatchOperationDto {
 /** Operation 3's body: `{Schemas, Operations:[{Path, Value}]}`, or the RFC 7644 PatchOp (member names in any case). */
 export class ScimPatchRequestDto {
   @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) Schemas?: string[];
-  @ApiProperty({ type: [ScimPatchOperationDto] }) Operations!: ScimPatchOperationDto[];
+  @ApiProperty({ type: [ScimPatchOperationDto], minItems: 1 }) Operations!: ScimPatchOperationDto[];
 }
 
 export class ScimListResponseDto {
@@ -188,14 +222,31 @@ export class ScimListResponseDto {
 export class ScimSearchRequestDto {
   @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] })
   schemas?: string[];
-  @ApiPropertyOptional({ example: 'userName eq "bjensen@example.com"' }) filter?: string;
-  @ApiPropertyOptional({ type: 'integer', example: 1 }) startIndex?: number;
-  @ApiPropertyOptional({ type: 'integer', example: 100 }) count?: number;
-  @ApiPropertyOptional({ example: 'userName' }) sortBy?: string;
+  @ApiPropertyOptional({ example: 'userName eq "bjensen@example.com"', maxLength: MAX_FILTER_LENGTH })
+  filter?: string;
+  @ApiPropertyOptional({ type: 'integer', example: 1, ...SCIM_PAGING_RANGE }) startIndex?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 100, ...SCIM_PAGING_RANGE }) count?: number;
+  @ApiPropertyOptional({ example: 'userName', enum: [...USER_SORT_BY] }) sortBy?: string;
   @ApiPropertyOptional({ enum: ['ascending', 'descending'], example: 'ascending' }) sortOrder?: string;
-  @ApiPropertyOptional({ example: ['userName', 'emails'], type: [String] }) attributes?: string[];
-  @ApiPropertyOptional({ example: ['roles'], type: [String] }) excludedAttributes?: string[];
+  @ApiPropertyOptional({
+    example: ['userName', 'emails'],
+    ...ATTRIBUTE_NAMES,
+    description:
+      'Attributes to return (names as in the `attributes` parameter); not together with excludedAttributes.',
+  })
+  attributes?: string[];
+  @ApiPropertyOptional({
+    ...ATTRIBUTE_NAMES,
+    description: 'Attributes to leave out (e.g. ["roles"]); not together with attributes (400 invalidValue).',
+  })
+  excludedAttributes?: string[];
 }
+
+/** The root `/.search` body (RFC 7644 §3.4.3): no sorting across resource types (400 invalidValue). */
+export class ScimRootSearchRequestDto extends OmitType(ScimSearchRequestDto, [
+  'sortBy',
+  'sortOrder',
+] as const) {}
 
 export class ScimErrorDto {
   @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:Error'] }) schemas!: string[];

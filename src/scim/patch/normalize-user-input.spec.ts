@@ -76,6 +76,16 @@ describe('normalizeUserInput', () => {
     ]);
   });
 
+  it('takes value/display over Id/DisplayName given with other values, and the manager as a one-element list', () => {
+    const user = normalizeUserInput({
+      userName: 'a',
+      roles: [{ Id: 'alias', DisplayName: 'Alias', value: 'r1', display: 'Admin' }],
+      [ENTERPRISE_USER_SCHEMA_ID]: { manager: [{ value: 'm-1' }] },
+    });
+    expect(user.roles).toEqual([{ value: 'r1', display: 'Admin' }]);
+    expect(user[ENTERPRISE_USER_SCHEMA_ID]).toEqual({ manager: { value: 'm-1' } });
+  });
+
   it('ignores read-only input: id, meta, schemas', () => {
     const user = normalizeUserInput({
       id: 'client-chosen',

@@ -466,6 +466,41 @@ describe('Microsoft Entra ID and Okta requests', () => {
       expected: { roles: [{ value: 'r7', display: 'Auditor' }] },
     },
     {
+      // Issue 33 item 5: /Schemas advertises value/display as the writable names; Id/DisplayName mirror them.
+      name: 'a role giving value and Id (display and DisplayName) apart: the RFC names win, the aliases are ignored',
+      operations: [
+        {
+          op: 'add',
+          path: 'roles',
+          value: [
+            { Id: 'alias-id', value: 'r8', DisplayName: 'Alias', display: 'Auditor', type: 't' },
+            { VALUE: 'r9', id: 'alias-2' },
+          ],
+        },
+      ],
+      expected: { roles: [{ value: 'r8', display: 'Auditor', type: 't' }, { value: 'r9' }] },
+    },
+    {
+      name: "Entra's documented manager PATCH: a one-element list of {value}",
+      operations: [{ op: 'Replace', path: `${ENTERPRISE}:manager`, value: [{ value: 'boss-7' }] }],
+      expected: {
+        [ENTERPRISE]: { manager: { value: 'boss-7' } },
+        schemas: [CORE_USER_SCHEMA_ID, ENTERPRISE],
+      },
+    },
+    {
+      name: 'a one-element list of a bare id for the manager, and of an object for name',
+      operations: [
+        { op: 'add', path: `${ENTERPRISE}:manager`, value: ['boss-8'] },
+        { op: 'replace', path: 'name', value: [{ givenName: 'Babs' }] },
+      ],
+      expected: {
+        [ENTERPRISE]: { manager: { value: 'boss-8' } },
+        name: { givenName: 'Babs', familyName: 'Jensen' },
+        schemas: [CORE_USER_SCHEMA_ID, ENTERPRISE],
+      },
+    },
+    {
       name: 'a JSON-encoded complex value (the documented Value is a string)',
       operations: [{ op: 'replace', path: 'name', value: '{"givenName":"Babs"}' }],
       expected: { name: { givenName: 'Babs', familyName: 'Jensen' } },
@@ -637,6 +672,22 @@ describe('errors carry a scimType', () => {
     ['Operations empty', body(), 'invalidSyntax', 'non-empty'],
     ['unknown op', body({ op: 'move', path: 'title' }), 'invalidSyntax', '"move"'],
     ['operation not an object', body('replace' as unknown as Resource), 'invalidSyntax', 'object'],
+    [
+      'a list of two managers',
+      body({
+        op: 'replace',
+        path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`,
+        value: [{ value: 'a' }, { value: 'b' }],
+      }),
+      'invalidValue',
+      'single-valued',
+    ],
+    [
+      'a role giving Id twice in different case',
+      body({ op: 'add', path: 'roles', value: [{ Id: 'a', id: 'b' }] }),
+      'invalidValue',
+      'more than once',
+    ],
     [
       'same member twice in different case',
       body({ op: 'add', OP: 'remove', path: 'title' }),
@@ -934,6 +985,9 @@ describe('manager "" (issue 15)', () => {
     for (const operation of [
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: '' },
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager.value`, value: '' },
+      // Entra's list form (issue 33 item 5): an empty list, or a list of one empty value, is no manager either.
+      { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: [] },
+      { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: [{ value: '' }] },
     ]) {
       expect(applyUserPatch(user, body(operation))[ENTERPRISE_USER_SCHEMA_ID]).toEqual({ department: 'd' });
     }

@@ -194,8 +194,10 @@ function writeWholeAttribute(
     storeElements(container, attribute, elements);
     return;
   }
-  // Entra clears the manager with `replace …:manager ""`: an empty string for a complex value means none.
-  if (raw === null || (raw === '' && attribute.type === 'complex')) {
+  // Entra clears the manager with `replace …:manager ""`: an empty string for a complex value means none, and so
+  // does an empty list for a single-valued one (Entra gives the manager as a list: `[{"value":"<id>"}]`).
+  const noneGiven = raw === '' || (Array.isArray(raw) && raw.length === 0 && !attribute.multiValued);
+  if (raw === null || (noneGiven && attribute.type === 'complex')) {
     remove(container, attribute.name);
     return;
   }

@@ -67,9 +67,10 @@ export function coerceSimpleValue(
 }
 
 /**
- * Entra's app role object (`{"id":"<role guid>","value":"Admin","displayName":"…"}`) names `id` and `value`, which
- * here are one attribute: inside it the RFC name wins, as Entra means `value` as the role (its `id` is the app
- * role's own GUID). Only there: a client's own role with both names must give them one value.
+ * Drops an alias (`Id`, `DisplayName`) whose RFC 7643 name (`value`, `display`) the same object also gives: the RFC
+ * name wins (issue 33 item 5). /Schemas advertises only the RFC names as writable, so a client filling every
+ * advertised sub-attribute may send the aliases with other values (or echo them from an older answer); Entra's app
+ * role object (`{"id":"<role guid>","value":"Admin",…}`) means `value` as the role and `id` as the app role's GUID.
  */
 function withoutShadowedAliases(
   attribute: ScimAttributeDefinition,
@@ -89,6 +90,17 @@ function withoutShadowedAliases(
 }
 
 /**
+ * Entra ID's documented manager PATCH gives the single-valued enterprise `manager` as a list:
+ * `"value":[{"value":"<id>"}]`. A one-element list of a single-valued complex attribute is taken as its element, an
+ * empty list as no value (""); longer lists stay an error — which element would be meant is a guess.
+ */
+function singleOfArray(attribute: ScimAttributeDefinition, raw: unknown, label: string): unknown {
+  if (attribute.multiValued || !Array.isArray(raw)) return raw;
+  if (raw.length > 1) return invalid(`${label} is single-valued; give one value, not ${String(raw.length)}`);
+  return raw.length === 0 ? '' : raw[0];
+}
+
+/**
  * The sub-attributes of one complex value. With `keepNulls`, a null member is kept as a "clear this
  * sub-attribute" marker (merging into an existing value); otherwise it is dropped (a new element).
  */
@@ -98,7 +110,7 @@ export function coerceComplexValue(
   label: string,
   keepNulls: boolean,
 ): ScimJsonObject {
-  let source: unknown = raw;
+  let source: unknown = singleOfArray(attribute, raw, label);
   // An empty string for a complex value with a `value` (Entra's `manager: ""`) is no value at all.
   if (source === '' && findAttribute(attribute.subAttributes ?? [], 'value') !== undefined) return {};
   if (typeof source === 'string') {
@@ -108,26 +120,26 @@ export function coerceComplexValue(
     else if (valueSub !== undefined) source = { [valueSub.name]: source };
   }
   if (!isPlainObject(source)) return invalid(`${label} must be an object, got ${show(raw)}`);
+  let object: Readonly<Record<string, unknown>> = source;
 
   // Entra sends a role as {"value": "{\"id\":\"r1\",\"displayName\":\"Admin\"}"}: unwrap the inner object.
-  const valueKey = Object.keys(source).find((key) => key.toLowerCase() === 'value');
-  const valueText = valueKey === undefined ? undefined : source[valueKey];
+  const valueKey = Object.keys(object).find((key) => key.toLowerCase() === 'value');
+  const valueText = valueKey === undefined ? undefined : object[valueKey];
   if (valueKey !== undefined && typeof valueText === 'string') {
     const inner = parseJsonText(valueText, false);
     if (isPlainObject(inner)) {
-      const rest = Object.fromEntries(Object.entries(source).filter(([key]) => key !== valueKey));
-      source = { ...rest, ...withoutShadowedAliases(attribute, inner) };
+      const rest = Object.fromEntries(Object.entries(object).filter(([key]) => key !== valueKey));
+      object = { ...rest, ...inner };
     }
   }
 
+  // `Id` is `value` under the interface document's name: when both are given, `value` wins and `Id` is ignored.
+  const entries = Object.entries(withoutShadowedAliases(attribute, object));
   const result: ScimJsonObject = {};
-  // The name each sub-attribute was given under and what it was given: `Id` is `value` under another name (the
-  // interface document's), so both may be sent — an echoed GET does — but only with the same value (issue 23).
-  const given = new Map<string, { key: string; alias: boolean; value: ScimJsonValue | null }>();
-  for (const [key, value] of Object.entries(source as Readonly<Record<string, unknown>>)) {
+  const given = new Set<string>();
+  for (const [key, value] of entries) {
     const sub = findAttribute(attribute.subAttributes ?? [], key);
     if (sub === undefined) return invalid(`Unknown sub-attribute "${attribute.name}.${key}" in ${label}`);
-    const isAlias = key.toLowerCase() !== sub.name.toLowerCase();
     // RFC 7644 §3.5.1: a readOnly sub-attribute in a request (the enterprise manager's displayName) is ignored.
     if (sub.mutability === 'readOnly') continue;
     // `manager: {"value": ""}` is no manager, as `manager: ""` and `manager.value: ""` are.
@@ -136,19 +148,8 @@ export function coerceComplexValue(
       value === null || value === undefined || noValue
         ? null
         : coerceSimpleValue(sub, value, `${label}.${sub.name}`);
-    const earlier = given.get(sub.name);
-    if (earlier !== undefined) {
-      if (earlier.alias === isAlias)
-        return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
-      if (!jsonEqual(earlier.value, coerced)) {
-        return invalid(
-          `${label}: "${earlier.key}" and "${key}" are one attribute (${attribute.name}.${sub.name}, /Schemas says so) ` +
-            `and cannot take different values (${show(earlier.value)} and ${show(coerced)})`,
-        );
-      }
-      continue;
-    }
-    given.set(sub.name, { key, alias: isAlias, value: coerced });
+    if (given.has(sub.name)) return invalid(`${label} gives "${attribute.name}.${sub.name}" more than once`);
+    given.add(sub.name);
     if (coerced === null) {
       if (keepNulls) result[sub.name] = null;
       else Reflect.deleteProperty(result, sub.name);

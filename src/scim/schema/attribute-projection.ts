@@ -8,6 +8,15 @@ import type { ScimAttributeDefinition, ScimResourceSchema } from './scim-schema.
 /** At most this many names per parameter (issue 14: bounded work per request). */
 export const MAX_PROJECTION_NAMES = 200;
 
+/**
+ * What the OpenAPI document states of a name (RFC 7643 §2.1 ATTRNAME, `$ref`, one optional sub-attribute): the
+ * attribute-name grammar the service reads, without the URN-qualified form (`urn:…:User:userName`), which the
+ * parameter descriptions name in words. A list is comma-separated (the query-string form).
+ */
+const ATTRIBUTE_NAME = '(?:\\$ref|[A-Za-z][A-Za-z0-9_-]*)(?:\\.(?:\\$ref|[A-Za-z][A-Za-z0-9_-]*))?';
+export const ATTRIBUTE_NAME_PATTERN = `^${ATTRIBUTE_NAME}$`;
+export const ATTRIBUTE_LIST_PATTERN = `^${ATTRIBUTE_NAME}(?:,${ATTRIBUTE_NAME}){0,${String(MAX_PROJECTION_NAMES - 1)}}$`;
+
 export interface AttributeProjection {
   /** `attributes`: only these (plus `always`). */
   readonly attributes?: readonly ProjectedName[];

@@ -81,19 +81,24 @@ export const USER_VIEW_SCHEMA: ScimResourceSchema = {
           ? {
               ...definition,
               description:
-                'A list of roles for the User: RFC 7643 value/display/type/primary, and Id/DisplayName.',
+                'A list of roles for the User: RFC 7643 value/display/type/primary, and Id/DisplayName mirroring value/display.',
               subAttributes: [
                 ...(definition.subAttributes ?? []),
-                // One attribute under two names (issue 23): `Id` is value, `DisplayName` is display.
+                // One attribute under two names (issue 23). Advertised readOnly (issue 33 item 5): a schema-driven
+                // client fills every writable sub-attribute, and two writable names for one value invite conflicts.
                 attribute(
                   'Id',
-                  "The same attribute as value, under the interface document's name: either name sets it and both " +
-                    'are returned; a request giving both with values that differ is 400 invalidValue.',
+                  "Mirrors value under the interface document's name: always returned equal to value. Not " +
+                    'separately writable: write value. A request may still give Id alone (taken as value); when it ' +
+                    'gives both, value wins and Id is ignored.',
+                  { mutability: 'readOnly' },
                 ),
                 attribute(
                   'DisplayName',
-                  "The same attribute as display, under the interface document's name: either name sets it and " +
-                    'both are returned; a request giving both with values that differ is 400 invalidValue.',
+                  "Mirrors display under the interface document's name: always returned equal to display. Not " +
+                    'separately writable: write display. A request may still give DisplayName alone (taken as ' +
+                    'display); when it gives both, display wins and DisplayName is ignored.',
+                  { mutability: 'readOnly' },
                 ),
               ],
             }

@@ -2,14 +2,26 @@
 // uniqueness) and the schema/resource-type shapes of RFC 7643 §6–§7. Framework-free on purpose: the filter, the
 // PATCH engine, input normalisation and the /Schemas endpoint all read the same table.
 
-export type ScimAttributeType =
-  'string' | 'boolean' | 'decimal' | 'integer' | 'dateTime' | 'reference' | 'binary' | 'complex';
+export const SCIM_ATTRIBUTE_TYPES = [
+  'string',
+  'boolean',
+  'decimal',
+  'integer',
+  'dateTime',
+  'reference',
+  'binary',
+  'complex',
+] as const;
+export type ScimAttributeType = (typeof SCIM_ATTRIBUTE_TYPES)[number];
 
-export type ScimMutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
+export const SCIM_MUTABILITIES = ['readOnly', 'readWrite', 'immutable', 'writeOnly'] as const;
+export type ScimMutability = (typeof SCIM_MUTABILITIES)[number];
 
-export type ScimReturned = 'always' | 'never' | 'default' | 'request';
+export const SCIM_RETURNED = ['always', 'never', 'default', 'request'] as const;
+export type ScimReturned = (typeof SCIM_RETURNED)[number];
 
-export type ScimUniqueness = 'none' | 'server' | 'global';
+export const SCIM_UNIQUENESS = ['none', 'server', 'global'] as const;
+export type ScimUniqueness = (typeof SCIM_UNIQUENESS)[number];
 
 export interface ScimAttributeDefinition {
   readonly name: string;

@@ -3,7 +3,7 @@
 // made-up `Bearer x` spends its address's budget instead of getting a fresh one.
 //
 // Where the counts live (RATE_LIMIT_STORE):
-// - `memory` (default on SQLite): this process, a fixed one-minute window in a bounded map. At MAX_BUCKETS the
+// - `memory` (default on SQLite): this process, a one-minute window per caller from its first request, in a bounded map. At MAX_BUCKETS the
 //   oldest bucket is evicted to make room, so a flood of new addresses never turns the limit off.
 // - `database` (default on PostgreSQL): one budget for every instance on the database, kept by rate-limiter-flexible
 //   (an atomic upsert into `rate_limits`). An instance takes a small lease of points per upsert and spends it
@@ -48,10 +48,13 @@ export interface RateStore {
   close(): Promise<void>;
 }
 
-/** One process's counts: fixed one-minute windows, at most `maxBuckets` callers, the oldest evicted first. */
+/**
+ * One process's counts: a one-minute window per caller that starts with its first request (a window aligned to the
+ * clock would give a fresh budget to a burst that straddles the minute), at most `maxBuckets` callers.
+ */
 export class MemoryRateStore implements RateStore {
-  private windowStart = 0;
-  private counts = new Map<string, number>();
+  /** Insertion order is window-start order (a new window re-inserts its bucket), so expired ones lead. */
+  private readonly buckets = new Map<string, { count: number; resetAt: number }>();
 
   constructor(
     private readonly limit: number,
@@ -59,27 +62,39 @@ export class MemoryRateStore implements RateStore {
   ) {}
 
   consume(bucket: string, now: number): RateDecision {
-    if (now - this.windowStart >= WINDOW_MS) {
-      this.windowStart = now - (now % WINDOW_MS);
-      this.counts = new Map();
+    this.sweep(now);
+    let entry = this.buckets.get(bucket);
+    if (entry === undefined || entry.resetAt <= now) {
+      this.buckets.delete(bucket);
+      if (this.buckets.size >= this.maxBuckets) {
+        // The first key is the bucket that has waited longest: it makes room, so new callers are still counted.
+        const oldest = this.buckets.keys().next().value;
+        if (oldest !== undefined) this.buckets.delete(oldest);
+      }
+      entry = { count: 0, resetAt: now + WINDOW_MS };
+      this.buckets.set(bucket, entry);
     }
-    const count = (this.counts.get(bucket) ?? 0) + 1;
-    if (count === 1 && this.counts.size >= this.maxBuckets) {
-      // Map iteration is insertion order: the first key is the bucket that has waited longest.
-      const oldest = this.counts.keys().next().value;
-      if (oldest !== undefined) this.counts.delete(oldest);
-    }
-    this.counts.set(bucket, count);
+    entry.count += 1;
     return {
-      allowed: count <= this.limit,
+      allowed: entry.count <= this.limit,
       limit: this.limit,
-      remaining: Math.max(0, this.limit - count),
-      resetSeconds: Math.max(1, Math.ceil((this.windowStart + WINDOW_MS - now) / 1000)),
+      remaining: Math.max(0, this.limit - entry.count),
+      resetSeconds: Math.max(1, Math.ceil((entry.resetAt - now) / 1000)),
     };
   }
 
+  /** Drops windows that have ended, a few at a time from the front. */
+  private sweep(now: number): void {
+    let dropped = 0;
+    for (const [bucket, entry] of this.buckets) {
+      if (entry.resetAt > now || dropped === 8) return;
+      this.buckets.delete(bucket);
+      dropped += 1;
+    }
+  }
+
   get size(): number {
-    return this.counts.size;
+    return this.buckets.size;
   }
 
   close(): Promise<void> {

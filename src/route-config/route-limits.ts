@@ -3,6 +3,7 @@
 // the parsed one (the device webhook verifies an HTTP signature over them), or a text body type besides JSON (the
 // iCalendar import takes text/calendar). Kept in the route's Fastify config
 // (route-config.ts): configureHttp reads it there when the route is added.
+import type { FastifyRequest } from 'fastify';
 import { mergeRouteConfig } from './route-config.js';
 
 export interface RouteLimitsOptions {
@@ -17,6 +18,12 @@ export interface RouteLimitsOptions {
    * answer 415 for them.
    */
   textBodies?: readonly string[];
+  /**
+   * Checks the body as its chunks arrive, before it is collected (the iCalendar import measures its lines):
+   * `check` throws to refuse the request at that chunk; the rest of the body is then read and discarded unkept.
+   * Returns undefined when this request's body is not checked so.
+   */
+  bodyCheck?: (request: FastifyRequest) => ((chunk: Buffer) => void) | undefined;
 }
 
 export const ROUTE_LIMITS = 'platformRouteLimits';

@@ -28,9 +28,24 @@ describe('MemoryRateStore', () => {
   it('names the seconds until the window resets', () => {
     const store = new MemoryRateStore(1);
     store.consume('a', t0 + 15_000);
-    expect(store.consume('a', t0 + 15_000).resetSeconds).toBe(
-      Math.ceil((60_000 - ((t0 + 15_000) % 60_000)) / 1000),
+    expect(store.consume('a', t0 + 35_500).resetSeconds).toBe(40);
+  });
+
+  it("starts a caller's window with its first request, so a burst across the minute is still one budget", () => {
+    const store = new MemoryRateStore(3);
+    const minuteEnd = t0 - (t0 % 60_000) + 60_000;
+    const decisions = [minuteEnd - 2, minuteEnd - 1, minuteEnd, minuteEnd + 1].map((at) =>
+      store.consume('a', at),
     );
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(store.consume('a', minuteEnd - 2 + 60_000).allowed).toBe(true);
+  });
+
+  it('forgets callers whose window has ended', () => {
+    const store = new MemoryRateStore(1);
+    for (const bucket of ['a', 'b', 'c']) store.consume(bucket, t0);
+    store.consume('d', t0 + 60_000);
+    expect(store.size).toBe(1);
   });
 });
 

@@ -1,0 +1,26 @@
+// Rules between the properties of a request object that the service checks outside class-validator (the
+// recurrence compiler, the SCIM engine), stated where JSON Schema can state them: `not` (two properties not both),
+// `if`/`then` (one property's value fixes another's type). Declared on the DTO class next to its properties and
+// written into that class's component schema as `allOf` parts (issue 33 item 2); the DTO's description says the
+// same in words.
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+type Json = Record<string, unknown>;
+
+const RULES = new Map<string, Json[]>();
+
+/** Declares a JSON Schema rule on the class's component schema (by class name, as @nestjs/swagger names it). */
+export const ApiObjectRule =
+  (rule: Json): ClassDecorator =>
+  (target) => {
+    RULES.set(target.name, [...(RULES.get(target.name) ?? []), rule]);
+  };
+
+export function addObjectRules(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Json>;
+  for (const [name, rules] of RULES) {
+    const schema = schemas[name];
+    if (schema === undefined) continue;
+    schema.allOf = [...((schema.allOf ?? []) as Json[]), ...rules];
+  }
+}

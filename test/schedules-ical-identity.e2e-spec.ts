@@ -1,0 +1,150 @@
+// iCalendar identity (issue 33 item 6): the export writes the UID and SEQUENCE an import read, and a UID derived
+// from the id for schedules written as JSON, so importing the service's own export updates the schedules it came
+// from instead of adding copies. Fixtures: test/fixtures/ical (sources in SOURCES.md).
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
+
+const AUTH = { authorization: `Bearer ${ADMIN_KEY}` };
+const FIXTURES = new URL('./fixtures/ical/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+
+interface Imported {
+  Id: string;
+  Uid: string;
+  Status: 'Created' | 'Updated';
+}
+
+/** The unfolded content lines of a calendar. */
+const linesOf = (calendar: string) => calendar.replace(/\r\n[ \t]/g, '').split('\r\n');
+
+describe('iCalendar identity: export → import round trip', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  async function importIcal(body: string): Promise<Imported[]> {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/v1/Schedule/import',
+      headers: { ...AUTH, 'content-type': 'text/calendar; charset=utf-8' },
+      payload: body,
+    });
+    expect([response.statusCode, response.body]).toEqual([201, expect.any(String)]);
+    return response.json().Schedules as Imported[];
+  }
+
+  async function exportIcal(ids: readonly string[]): Promise<string> {
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/v1/Schedule/ical?ids=${ids.join(',')}`,
+      headers: AUTH,
+    });
+    expect(response.statusCode).toBe(200);
+    return response.body;
+  }
+
+  /** The schedule's occurrences (start, end) over 2020–2027: what must survive the round trip (texts may differ). */
+  async function itemsOf(id: string): Promise<string[]> {
+    const range = 'Start=2020-01-01T00:00:00Z&End=2027-01-01T00:00:00Z';
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/v1/Occurrence?ScheduleIds=${id}&${range}`,
+      headers: AUTH,
+    });
+    expect(response.statusCode).toBe(200);
+    const occurrences = response.json().Result as Array<{ Start: string; End: string }>;
+    expect(occurrences.length).toBeGreaterThan(0);
+    return occurrences.map((o) => `${o.Start}/${o.End}`);
+  }
+
+  async function scheduleCount(): Promise<number> {
+    const response = await t.request({ method: 'GET', url: '/api/v1/Schedule?PageSize=1', headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    // One schedule a page: the page count is the schedule count.
+    return response.json().TotalPages as number;
+  }
+
+  it('keeps the imported UIDs and SEQUENCE; importing the export updates the same schedules', async () => {
+    const first = await importIcal(fixture('google-weekly-exdate-lines-utc.ics'));
+    const google = await importIcal(fixture('google-monthly-lastfri-moved-override.ics'));
+    const imported = [...first, ...google];
+    expect(imported.every((s) => s.Status === 'Created')).toBe(true);
+    const ids = imported.map((s) => s.Id);
+    const before = await Promise.all(ids.map(itemsOf));
+    const count = await scheduleCount();
+
+    const exported = await exportIcal(ids);
+    const lines = linesOf(exported);
+    const uids = lines.filter((line) => line.startsWith('UID:')).map((line) => line.slice(4));
+    // Every master and override carries its series' UID as imported.
+    expect([...new Set(uids)].sort()).toEqual([...new Set(imported.map((s) => s.Uid))].sort());
+    // The Google series' master had SEQUENCE:2 (its override 3, stored as an exception of the series).
+    const googleEvents = exported.split('BEGIN:VEVENT').filter((event) => event.includes(google[0].Uid));
+    expect(googleEvents.length).toBeGreaterThan(0);
+    for (const event of googleEvents) expect(linesOf(event)).toContain('SEQUENCE:2');
+
+    const again = await importIcal(exported);
+    expect(again.map((s) => [s.Id, s.Status])).toEqual(ids.map((id) => [id, 'Updated']));
+    expect(await scheduleCount()).toBe(count);
+    expect(await Promise.all(ids.map(itemsOf))).toEqual(before);
+    // And the export after the round trip names the events the same way.
+    expect(linesOf(await exportIcal(ids)).filter((line) => /^(UID|SEQUENCE):/.test(line))).toEqual(
+      lines.filter((line) => /^(UID|SEQUENCE):/.test(line)),
+    );
+  });
+
+  it('gives a schedule written as JSON a UID from its id; importing its export updates it', async () => {
+    const created = await t.post('/api/v1/Schedule', {
+      ScheduleItems: [
+        {
+          Name: 'Stand-up',
+          Start: '2026-01-05T09:00:00',
+          End: '2026-01-05T09:15:00',
+          StartTimeZone: 'Europe/Berlin',
+          Recurrence: { Pattern: 'FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10' },
+        },
+      ],
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().Result.Id as string;
+    const before = await itemsOf(id);
+    const exported = await exportIcal([id]);
+    expect(linesOf(exported)).toContain(`UID:${id}@schedules.platform-api`);
+    const count = await scheduleCount();
+
+    for (let round = 0; round < 2; round++) {
+      // The first round finds the schedule by its derived UID, the second by the key the first stored.
+      const again = await importIcal(round === 0 ? exported : await exportIcal([id]));
+      expect(again).toEqual([
+        { Id: id, Uid: `${id}@schedules.platform-api`, Line: expect.any(Number), Status: 'Updated' },
+      ]);
+      expect(await scheduleCount()).toBe(count);
+      expect(await itemsOf(id)).toEqual(before);
+    }
+  });
+
+  it('leaves a JSON schedule of several items alone: its export imports as new schedules', async () => {
+    const item = (name: string, start: string) => ({
+      Name: name,
+      Start: start,
+      StartTimeZone: 'Europe/Berlin',
+    });
+    const created = await t.post('/api/v1/Schedule', {
+      ScheduleItems: [item('one', '2026-02-02T09:00:00'), item('two', '2026-02-03T09:00:00')],
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().Result.Id as string;
+    const before = await itemsOf(id);
+    const exported = await exportIcal([id]);
+    const uids = linesOf(exported).filter((line) => line.startsWith('UID:'));
+    expect(uids).toEqual([`UID:${id}@schedules.platform-api`, `UID:${id}@schedules.platform-api#1`]);
+    const again = await importIcal(exported);
+    expect(again.map((s) => s.Status)).toEqual(['Created', 'Created']);
+    expect(again.map((s) => s.Id)).not.toContain(id);
+    expect(await itemsOf(id)).toEqual(before);
+  });
+});
