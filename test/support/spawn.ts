@@ -64,7 +64,10 @@ export async function freePort(): Promise<number> {
  * `file`; `longestLoopGap` reads them back.
  */
 export function loopGapsEnv(file: string): Record<string, string> {
-  return { NODE_OPTIONS: `--import ${path.join(ROOT, 'test', 'support', 'loop-gaps.mjs')}`, LOOP_GAPS_FILE: file };
+  return {
+    NODE_OPTIONS: `--import ${path.join(ROOT, 'test', 'support', 'loop-gaps.mjs')}`,
+    LOOP_GAPS_FILE: file,
+  };
 }
 
 /** The longest stretch (ms) the service's loop was held that ended between `from` and `to` (epoch ms), 0 if none. */

@@ -46,10 +46,14 @@ describe('iCalendar limits applied while reading', () => {
   it('refuses a 25 MB RDATE line in milliseconds, naming its line, without splitting it', () => {
     const line = `RDATE:${'20270101T090000Z,'.repeat(1_500_000)}20270101T090000Z`;
     const text = ics(...event('a', line));
-    const began = performance.now();
-    expect(refusal(text)).toMatch(/^line 7: RDATE: is more than 1,048,576 characters long/);
+    // The fastest of three: a loaded machine's scheduling and GC only ever add time to one.
+    const passes = Array.from({ length: 3 }, () => {
+      const began = performance.now();
+      expect(refusal(text)).toMatch(/^line 7: RDATE: is more than 1,048,576 characters long/);
+      return performance.now() - began;
+    });
     // ~25 MB scanned once for its line breaks; splitting it used to take seconds.
-    expect(performance.now() - began).toBeLessThan(500 * LOAD);
+    expect(Math.min(...passes)).toBeLessThan(500 * LOAD);
   });
 
   it('skips an event whose RDATE lines together pass the limit, counted before ical.js splits them', () => {
@@ -145,15 +149,20 @@ describe('iCalendar import cost stays proportional to the input (fuzz)', () => {
             Array.from({ length: parts.events }, (_, i) => one(i)).join('\r\n'),
             'BEGIN:FOO\r\nEND:FOO\r\n'.repeat(parts.unknown) + 'X-END:1',
           );
+          const timed = (): number => {
+            const began = performance.now();
+            try {
+              importCalendar(text);
+            } catch (error) {
+              if (!(error instanceof IcalImportError)) throw error;
+            }
+            return performance.now() - began;
+          };
           const heapBefore = process.memoryUsage().heapUsed;
-          const began = performance.now();
-          try {
-            importCalendar(text);
-          } catch (error) {
-            if (!(error instanceof IcalImportError)) throw error;
-          }
-          const elapsedMs = performance.now() - began;
+          const first = timed();
           const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
+          // The faster of two: a loaded machine's scheduling and GC only ever add time to one.
+          const elapsedMs = Math.min(first, timed());
           const kib = text.length / 1024;
           // ~2 µs a byte of work and a few times the input of heap on an idle machine; room for GC timing.
           expect(elapsedMs).toBeLessThan((50 + kib * 2) * LOAD);

@@ -37,10 +37,14 @@ describe('day-level satisfiability', () => {
 
   it('decides 2,000 never-matching SECONDLY rules in microseconds each, before any expansion', () => {
     const compiled = Array.from({ length: 2_000 }, () => series('FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30'));
-    const began = performance.now();
-    for (const one of compiled)
-      expect(one.generatesBetween(one.first, one.first + 401 * YEAR_MS)).toBe(false);
+    // The fastest of five passes: a loaded machine's scheduling and GC only ever add time to a pass.
+    const passes = Array.from({ length: 5 }, () => {
+      const began = performance.now();
+      for (const one of compiled)
+        expect(one.generatesBetween(one.first, one.first + 401 * YEAR_MS)).toBe(false);
+      return (performance.now() - began) / compiled.length;
+    });
     // Was ~13 ms each (issue 31); ~6 µs here on an idle machine, the bound leaves room for a loaded one.
-    expect((performance.now() - began) / compiled.length).toBeLessThan(0.5);
+    expect(Math.min(...passes)).toBeLessThan(0.5);
   });
 });
