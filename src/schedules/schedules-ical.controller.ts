@@ -8,7 +8,7 @@ import { calendarSteps, IcalExportError, type ExportSchedule } from './ical/ical
 import { ScheduleReader } from './schedule-reader.js';
 import { ScheduleError, ScheduleErrorCode } from './schedules.errors.js';
 import { SchedulesService } from './schedules.service.js';
-import { SchedulesImportService } from './schedules-import.service.js';
+import { IcalIdentityStore } from './ical-identity-store.js';
 import type { ScheduleDto } from './dto/schedule.dto.js';
 import { ApiScheduleIdParam } from './schedule-id.param.js';
 
@@ -30,7 +30,7 @@ export class SchedulesIcalController {
   constructor(
     private readonly schedules: SchedulesService,
     private readonly reader: ScheduleReader,
-    private readonly imports: SchedulesImportService,
+    private readonly identities: IcalIdentityStore,
   ) {}
 
   // Declared as a static path: Fastify's router prefers it over GET /api/v1/Schedule/:id.
@@ -76,7 +76,7 @@ export class SchedulesIcalController {
 
   /** Each schedule with the UID and SEQUENCE an import stored for it (ical-identity.ts derives the others'). */
   private async withIdentities(schedules: readonly ScheduleDto[]): Promise<ExportSchedule[]> {
-    const identities = await this.imports.icalIdentities(schedules.map((schedule) => schedule.Id));
+    const identities = await this.identities.icalIdentities(schedules.map((schedule) => schedule.Id));
     return schedules.map((schedule) => {
       const identity = identities.get(schedule.Id.toLowerCase());
       return identity === undefined

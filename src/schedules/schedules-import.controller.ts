@@ -17,7 +17,8 @@ import { RouteLimits } from '../route-config/route-limits.js';
 import { ApiErrorResponses, ApiIdempotencyResponses } from '../openapi/api-error-responses.js';
 import { IcalImportResponse } from './dto/ical.dto.js';
 import { ContentLineMeter, IcalSyntaxError } from './ical/ical-content.js';
-import { invalidCalendar, SchedulesImportService, type ImportResult } from './schedules-import.service.js';
+import { invalidCalendar } from './ical-import-answer.js';
+import { SchedulesImportService, type ImportResult } from './schedules-import.service.js';
 
 const CALENDAR = 'text/calendar';
 /** Body limit of the import (docs/schedules.md). */

@@ -10,6 +10,7 @@ import { ScheduleReader } from './schedule-reader.js';
 import { SchedulesController } from './schedules.controller.js';
 import { SchedulesIcalController } from './schedules-ical.controller.js';
 import { SchedulesImportController } from './schedules-import.controller.js';
+import { IcalIdentityStore } from './ical-identity-store.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 import { SchedulesService } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
@@ -33,6 +34,13 @@ import { SeriesCache } from './series-cache.js';
     SchedulesIcalController,
     SchedulesImportController,
   ],
-  providers: [SchedulesService, OccurrencesService, SeriesCache, ScheduleReader, SchedulesImportService],
+  providers: [
+    SchedulesService,
+    OccurrencesService,
+    SeriesCache,
+    ScheduleReader,
+    SchedulesImportService,
+    IcalIdentityStore,
+  ],
 })
 export class SchedulesModule {}

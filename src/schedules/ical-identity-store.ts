@@ -1,0 +1,170 @@
+// What an import stores to know a series again (issue 24): each series' hashed key, its UID and SEQUENCE on its
+// schedule row. The import looks series up by key (or by a UID the export derived from a schedule id) and updates
+// those it finds; the export reads UID and SEQUENCE back.
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { TimeSlicer } from '../common/time-slicer.js';
+import { scheduleIdOfDerivedUid } from './ical/ical-identity.js';
+import type { ImportedCalendar } from './ical/ical-import.js';
+
+/** Schedules per multi-row statement (INSERT of schedules, lookups by key). */
+const SCHEDULE_CHUNK = 200;
+
+/** What an import stores of a series: its hashed key (the lookup), its UID and SEQUENCE (written by the export). */
+export interface ImportedIdentity {
+  readonly id: string;
+  readonly icalKey: string;
+  readonly icalUid: string;
+  readonly icalSequence: number;
+}
+
+export interface NewImportedRow extends ImportedIdentity {
+  readonly version: number;
+  readonly createdAt: Date;
+}
+
+/** SHA-256 (hex) of each series' key; a key the file repeats gets its ordinal too, so each series has its own. */
+export function uniqueKeys(keys: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return keys.map((key) => {
+    const count = seen.get(key) ?? 0;
+    seen.set(key, count + 1);
+    return createHash('sha256')
+      .update(count === 0 ? key : `${key}\n#${count}`)
+      .digest('hex');
+  });
+}
+
+@Injectable()
+export class IcalIdentityStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Schedule id → the UID and SEQUENCE an import stored for it (schedules written as JSON have none). */
+  async icalIdentities(
+    ids: readonly string[],
+  ): Promise<Map<string, { uid: string; sequence: number | null }>> {
+    const found = new Map<string, { uid: string; sequence: number | null }>();
+    const postgres = this.dataSource.options.type === 'postgres';
+    for (let offset = 0; offset < ids.length; offset += SCHEDULE_CHUNK) {
+      const { match, param } = this.match(ids.slice(offset, offset + SCHEDULE_CHUNK), 'uuid');
+      const rows = await this.dataSource.query<Array<{ id: string; uid: string; sequence: number | null }>>(
+        `SELECT ${postgres ? 'id::text' : 'id'} AS id, ical_uid AS uid, ical_sequence AS sequence FROM schedules
+         WHERE id ${match} AND ical_uid IS NOT NULL`,
+        param,
+      );
+      for (const row of rows) found.set(row.id.toLowerCase(), { uid: row.uid, sequence: row.sequence });
+    }
+    return found;
+  }
+
+  /** Hashed key → schedule id of the series imported before. */
+  async existingByKey(
+    manager: EntityManager,
+    keys: readonly string[],
+    slicer: TimeSlicer,
+  ): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const postgres = this.dataSource.options.type === 'postgres';
+    await forEachChunk(keys, slicer, async (chunk) => {
+      const { match, param } = this.match(chunk, 'text');
+      const rows = await manager.query<Array<{ id: string; ical_key: string }>>(
+        `SELECT ${postgres ? 'id::text' : 'id'} AS id, ical_key FROM schedules WHERE ical_key ${match}`,
+        param,
+      );
+      for (const row of rows) found.set(row.ical_key, row.id);
+    });
+    return found;
+  }
+
+  /**
+   * Series whose UID is one the export derived from a schedule id (ical-identity.ts) and which no key found: that
+   * schedule, when it exists, was never imported and has one item (a schedule written as JSON, exported and imported
+   * again), is updated; the first series with the UID takes it. A schedule with more items is left alone, as
+   * replacing them by one series would drop the others.
+   */
+  async addDerivedMatches(
+    manager: EntityManager,
+    calendar: ImportedCalendar,
+    keys: readonly string[],
+    existing: Map<string, string>,
+  ): Promise<void> {
+    const wanted = new Map<string, string>();
+    calendar.sources.forEach((source, index) => {
+      const id = scheduleIdOfDerivedUid(source.uid);
+      if (id !== undefined && !existing.has(keys[index]) && !wanted.has(id)) wanted.set(id, keys[index]);
+    });
+    if (wanted.size === 0) return;
+    const postgres = this.dataSource.options.type === 'postgres';
+    const { match, param } = this.match([...wanted.keys()], 'uuid');
+    const rows = await manager.query<Array<{ id: string }>>(
+      `SELECT ${postgres ? 's.id::text' : 's.id'} AS id FROM schedules s WHERE s.id ${match} AND s.ical_key IS NULL
+         AND (SELECT COUNT(*) FROM schedule_items i WHERE i.schedule_id = s.id) = 1`,
+      param,
+    );
+    for (const row of rows) existing.set(wanted.get(row.id.toLowerCase())!, row.id);
+  }
+
+  /** Series imported before: their items deleted (the caller inserts the new ones), version bumped, identity stored. */
+  async updateSeries(
+    manager: EntityManager,
+    rows: readonly ImportedIdentity[],
+    slicer: TimeSlicer,
+  ): Promise<void> {
+    await forEachChunk(rows, slicer, async (chunk) => {
+      const { match, param } = this.match(
+        chunk.map((row) => row.id),
+        'uuid',
+      );
+      await manager.query(`DELETE FROM schedule_items WHERE schedule_id ${match}`, param);
+      await this.updateIdentities(manager, chunk);
+    });
+  }
+
+  /** Version bumped and the series' key, UID and SEQUENCE stored, one statement per chunk. */
+  private async updateIdentities(manager: EntityManager, rows: readonly ImportedIdentity[]): Promise<void> {
+    if (this.dataSource.options.type === 'postgres') {
+      await manager.query(
+        `UPDATE schedules s SET version = s.version + 1, ical_key = r.ical_key, ical_uid = r.ical_uid,
+           ical_sequence = r.ical_sequence
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS r(id, ical_key, ical_uid, ical_sequence)
+         WHERE s.id = r.id`,
+        [
+          rows.map((row) => row.id),
+          rows.map((row) => row.icalKey),
+          rows.map((row) => row.icalUid),
+          rows.map((row) => row.icalSequence),
+        ],
+      );
+      return;
+    }
+    await manager.query(
+      `UPDATE schedules SET version = version + 1, ical_key = r.ical_key, ical_uid = r.ical_uid,
+         ical_sequence = r.ical_sequence
+       FROM (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.icalKey') AS ical_key,
+               json_extract(value, '$.icalUid') AS ical_uid, json_extract(value, '$.icalSequence') AS ical_sequence
+             FROM json_each(?)) AS r
+       WHERE schedules.id = r.id`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  /** A list as one parameter: SQLite json_each, PostgreSQL an array (as ScheduleReader does). */
+  private match(values: readonly string[], type: 'uuid' | 'text'): { match: string; param: unknown[] } {
+    return this.dataSource.options.type === 'postgres'
+      ? { match: `= ANY($1::${type}[])`, param: [values] }
+      : { match: 'IN (SELECT value FROM json_each(?))', param: [JSON.stringify(values)] };
+  }
+}
+
+/** `work` on chunks of SCHEDULE_CHUNK values, the event loop given a turn between them when `slicer` says so. */
+export async function forEachChunk<T>(
+  values: readonly T[],
+  slicer: TimeSlicer,
+  work: (chunk: T[]) => Promise<void>,
+): Promise<void> {
+  for (let offset = 0; offset < values.length; offset += SCHEDULE_CHUNK) {
+    await work(values.slice(offset, offset + SCHEDULE_CHUNK));
+    await slicer.pause();
+  }
+}
