@@ -171,4 +171,45 @@ describe('iCalendar import: what lenient readers take (issue 33)', () => {
       '2026-04-05T17:00:00.000Z',
     ]);
   });
+
+  it('a feed with a stray iTIP cancellation among its VCALENDARs: that one is left out and listed, the rest imported', async () => {
+    const calendar = (...lines: string[]) => [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//test//EN',
+      ...lines,
+      'END:VCALENDAR',
+    ];
+    const event = (uid: string, start: string) => [
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      `DTSTART:${start}`,
+      'END:VEVENT',
+    ];
+    const body = [
+      ...calendar(...event('feed-a@test', '20260105T090000Z')),
+      ...calendar('METHOD:CANCEL', ...event('feed-a@test', '20260105T090000Z')),
+      ...calendar(...event('feed-b@test', '20260106T090000Z')),
+      '',
+    ].join('\r\n');
+    const { status, body: answer } = await importIcal(body);
+    expect(status).toBe(201);
+    expect(answer.Schedules.map((schedule) => [schedule.Uid, schedule.Status])).toEqual([
+      ['feed-a@test', 'Created'],
+      ['feed-b@test', 'Created'],
+    ]);
+    expect(answer.Skipped).toEqual([
+      {
+        Line: 9,
+        Component: 'VCALENDAR',
+        Uid: null,
+        Reason: expect.stringMatching(/^line 12: METHOD: METHOD:CANCEL is a scheduling message about events/),
+      },
+    ]);
+    // Alone, the cancellation is still refused.
+    const alone = await importIcal(
+      [...calendar('METHOD:CANCEL', ...event('feed-a@test', '20260105T090000Z')), ''].join('\r\n'),
+    );
+    expect(alone.status).toBe(400);
+  });
 });

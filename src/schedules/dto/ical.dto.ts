@@ -30,8 +30,10 @@ export class IcalSkippedComponent {
   @ApiProperty({
     example: 'VTODO',
     description:
-      'VEVENT, VTODO, VJOURNAL, VFREEBUSY, VTIMEZONE, …; or, for a single line left out of a component that was ' +
-      'imported (a SUMMARY cut to 500 characters, a malformed ATTENDEE or X- line), its property name',
+      'VEVENT, VTODO, VJOURNAL, VFREEBUSY, VTIMEZONE, …; VCALENDAR for one of several VCALENDARs that is no ' +
+      'calendar of events (an iTIP CANCEL or REPLY, a VERSION other than 2.0); or, for a single line left out of a ' +
+      'component that was imported (a SUMMARY cut to 500 characters, a malformed ATTENDEE or X- line), its ' +
+      'property name',
   })
   Component!: string;
 

@@ -2,7 +2,7 @@
 // collected; to-dos, journals, … and broken components are skipped and reported, and so are malformed lines of
 // properties nothing reads.
 import { textOf, type IcalComponent } from './ical-content.js';
-import { refuse, type ImportReport } from './ical-import-report.js';
+import { type IcalProblem, type ImportReport, Refusal } from './ical-import-report.js';
 import type { TimeReader } from './ical-import-times.js';
 import { uidOf } from './ical-versions.js';
 
@@ -26,7 +26,18 @@ export function* collectComponents(
 ): Generator<void, IcalComponent[]> {
   const events: IcalComponent[] = [];
   for (const calendar of calendars) {
-    checkCalendarProperties(calendar, report);
+    const problems = calendarProblems(calendar);
+    if (problems.length > 0 && calendars.length > 1) {
+      // One of several VCALENDARs (a feed of concatenated files) that is no calendar of events to import: its own
+      // events are left out and reported, the others' imported.
+      report.skip(calendar, null, problems[0]);
+      continue;
+    }
+    for (const { line, property, message } of problems) {
+      report.attempt(() => {
+        throw new Refusal(line, property, message);
+      });
+    }
     reportSkippedLines(calendar, null, report);
     for (const component of calendar.components) {
       collectComponent(component, events, report, times);
@@ -40,25 +51,28 @@ export function* collectComponents(
   return events;
 }
 
-/** VERSION must be 2.0; METHOD, when given, one that carries events. */
-function checkCalendarProperties(calendar: IcalComponent, report: ImportReport): void {
-  for (const property of calendar.properties) {
-    if (property.name === 'VERSION' && property.raw.trim() !== '2.0') {
-      report.attempt(() =>
-        refuse(property, `"${property.raw}" is not 2.0; only iCalendar 2.0 (RFC 5545) can be imported`),
-      );
+/** VERSION must be 2.0; METHOD, when given, one that carries events. What a calendar breaks of that, by line. */
+function calendarProblems(calendar: IcalComponent): IcalProblem[] {
+  const problems: IcalProblem[] = [];
+  for (const { name, line, raw } of calendar.properties) {
+    if (name === 'VERSION' && raw.trim() !== '2.0') {
+      problems.push({
+        line,
+        property: name,
+        message: `"${raw}" is not 2.0; only iCalendar 2.0 (RFC 5545) can be imported`,
+      });
     }
-    const method = property.name === 'METHOD' ? property.raw.trim().toUpperCase() : undefined;
+    const method = name === 'METHOD' ? raw.trim().toUpperCase() : undefined;
     // iTIP (RFC 5546): PUBLISH and REQUEST carry events; CANCEL, REPLY, COUNTER, … are messages about them.
     if (method !== undefined && !['PUBLISH', 'REQUEST', 'ADD'].includes(method)) {
-      report.attempt(() =>
-        refuse(
-          property,
-          `METHOD:${method} is a scheduling message about events (RFC 5546), not a calendar of events to import`,
-        ),
-      );
+      problems.push({
+        line,
+        property: name,
+        message: `METHOD:${method} is a scheduling message about events (RFC 5546), not a calendar of events to import`,
+      });
     }
   }
+  return problems;
 }
 
 function collectComponent(

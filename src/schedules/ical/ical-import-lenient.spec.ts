@@ -140,6 +140,49 @@ describe('several VCALENDARs in one body', () => {
       'line 10: a VEVENT without DTSTART',
     ]);
   });
+  it('leaves out a VCALENDAR that is an iTIP message or not version 2.0, imports the others and reports it', () => {
+    const imported = importCalendar(
+      body(
+        ...calendar(...event('UID:a', 'SUMMARY:A', 'DTSTART:20260105T090000Z')),
+        ...calendar('METHOD:CANCEL', ...event('UID:a', 'SEQUENCE:3', 'DTSTART:20260105T090000Z')),
+        ...[
+          'BEGIN:VCALENDAR',
+          'VERSION:1.0',
+          ...event('UID:v1', 'DTSTART:20260106T090000Z'),
+          'END:VCALENDAR',
+        ],
+        ...calendar(...event('UID:c', 'SUMMARY:C', 'DTSTART:20260107T090000Z')),
+      ),
+    );
+    expect(imported.ScheduleItems.map((item) => item.Name)).toEqual(['A', 'C']);
+    expect(imported.skipped.map((entry) => [entry.line, entry.component, entry.reason])).toEqual([
+      [
+        9,
+        'VCALENDAR',
+        'line 11: METHOD: METHOD:CANCEL is a scheduling message about events (RFC 5546), not a calendar of events to import',
+      ],
+      [18, 'VCALENDAR', 'line 19: VERSION: "1.0" is not 2.0; only iCalendar 2.0 (RFC 5545) can be imported'],
+    ]);
+  });
+
+  it('refuses a body whose only VCALENDAR, or every VCALENDAR, is no calendar of events', () => {
+    expect(
+      problems(body(...calendar('METHOD:REPLY', ...event('UID:a', 'DTSTART:20260105T090000Z')))),
+    ).toEqual([
+      'line 3: METHOD:REPLY is a scheduling message about events (RFC 5546), not a calendar of events to import',
+    ]);
+    expect(
+      problems(
+        body(
+          ...calendar('METHOD:CANCEL', ...event('UID:a', 'DTSTART:20260105T090000Z')),
+          ...calendar('METHOD:CANCEL', ...event('UID:b', 'DTSTART:20260105T090000Z')),
+        ),
+      ),
+    ).toEqual([
+      'line 3: METHOD:CANCEL is a scheduling message about events (RFC 5546), not a calendar of events to import',
+      'line 11: METHOD:CANCEL is a scheduling message about events (RFC 5546), not a calendar of events to import',
+    ]);
+  });
 });
 
 describe('a VTIMEZONE whose observances are lists of onsets (RDATE, no RRULE)', () => {
