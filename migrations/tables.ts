@@ -20,6 +20,8 @@ export interface TableSpec {
   sequence?: string;
   /** SQL run once after every table is loaded, in list order (the same text on SQLite and PostgreSQL). */
   afterLoad?: readonly string[];
+  /** SQL run on a PostgreSQL target after every sequence is set, in list order. */
+  afterSequencesOnPostgres?: readonly string[];
   /** The migrations themselves write rows here: rows in it do not make a database "hold data". */
   migrationRows?: true;
 }
@@ -55,8 +57,26 @@ export const TABLES: readonly TableSpec[] = [
   // runs here too, so those rows do not make it "hold data".
   { name: 'audit_events', sequence: 'id', migrationRows: true },
   // Its unindexed tail (migration 1763780001800), copied as it is (the target's fold moves it on); its sequence is
-  // the one new events draw from.
-  { name: 'audit_events_tail', sequence: 'id', migrationRows: true },
+  // the one new events draw from. On PostgreSQL the two sequences step by 2 on opposite parities so their ids never
+  // collide (the fold keeps ids); each set from its own table could land on one parity (a SQLite source has one
+  // sequence for both): as the migration does, audit_events' goes on from the last id of either table, the tail's
+  // from one past it.
+  {
+    name: 'audit_events_tail',
+    sequence: 'id',
+    migrationRows: true,
+    afterSequencesOnPostgres: [
+      `DO $$
+        DECLARE events text := pg_get_serial_sequence('audit_events', 'id');
+          tail text := pg_get_serial_sequence('audit_events_tail', 'id'); last bigint;
+        BEGIN
+          EXECUTE format('SELECT GREATEST((SELECT last_value FROM %s), (SELECT last_value FROM %s))', events, tail)
+            INTO last;
+          PERFORM setval(events, last, true);
+          PERFORM setval(tail, last + 1, false);
+        END $$`,
+    ],
+  },
   // Trigger-kept (see above): after schedules and scim_users.
   {
     name: 'schedule_stats',

@@ -43,6 +43,37 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
+/**
+ * The audit trail's two PostgreSQL sequences after a copy: each steps by 2, on opposite parities, past every id of
+ * either table, so new events in the tail never take an id the fold has moved into audit_events.
+ */
+async function expectAuditIdsApart(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ last: string; events: string; tail: string }>(
+      `SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM audit_events),
+                       (SELECT COALESCE(MAX(id), 0) FROM audit_events_tail)) AS last,
+              nextval(pg_get_serial_sequence('audit_events', 'id')) AS events,
+              nextval(pg_get_serial_sequence('audit_events_tail', 'id')) AS tail`,
+    );
+    const again = await client.query<{ events: string; tail: string }>(
+      `SELECT nextval(pg_get_serial_sequence('audit_events', 'id')) AS events,
+              nextval(pg_get_serial_sequence('audit_events_tail', 'id')) AS tail`,
+    );
+    const [last, events, tail] = [rows[0].last, rows[0].events, rows[0].tail].map(BigInt);
+    expect(last).toBeGreaterThan(0n);
+    expect({ eventsPast: events > last, tailPast: tail > last }).toEqual({
+      eventsPast: true,
+      tailPast: true,
+    });
+    expect((events - tail) % 2n).not.toBe(0n);
+    expect([BigInt(again.rows[0].events) - events, BigInt(again.rows[0].tail) - tail]).toEqual([2n, 2n]);
+  } finally {
+    await client.end();
+  }
+}
+
 const DOMAIN = 'copyhome';
 const ICAL_FILE = new URL('./fixtures/ical/google-weekly-exdate-lines-utc.ics', import.meta.url);
 const SMTP_PASSWORD = 'c0pied-Tr0ub4dor&3';
@@ -318,6 +349,7 @@ suite('db:copy, db:verify, db:backup', () => {
     expect(there.stdout).toMatch(/^table=scim_users rows=1 seconds=/m);
     expect(there.stdout).toMatch(/^copied tables=\d+ rows=\d+ seconds=/m);
     expect(there.stdout).toContain(': ok');
+    await expectAuditIdsApart(pgUrl);
     const again = await runCli(['db:copy', '--from', pgUrl, '--to', back], env(source.url));
     expect(again.code).toBe(0);
     const verify = await runCli(['db:verify', '--against', source.url], env(back));

@@ -35,13 +35,21 @@ export class HealthController {
         },
       }),
     );
+    // As readiness sees it: on SQLite the data folder's free space counts too, so a small background write (the
+    // audit fold) that fits into room the WAL already has does not show a storage as fine while readiness is 503.
+    const sqliteFull = () => {
+      const file = this.sqliteFile();
+      return file !== undefined && !sqliteHasRoom(file);
+    };
     metrics.registry.registerMetric(
       new Gauge({
         name: 'platform_database_storage_full',
-        help: '1 from a write that failed for a full storage until a write succeeds again',
+        help:
+          '1 from a write that failed for a full storage until a write succeeds again; on SQLite also while the ' +
+          'data folder has under 1 MiB free',
         registers: [],
         collect() {
-          this.set(database.storageFull ? 1 : 0);
+          this.set(database.storageFull || sqliteFull() ? 1 : 0);
         },
       }),
     );

@@ -153,6 +153,9 @@ async function fixUp(source: RawDatabase, target: RawDatabase, plan: readonly Pl
     if (column !== undefined)
       await target.setSequence(table.spec.name, column, await source.sequenceValue(table.spec.name, column));
   }
+  if (target.engine !== 'postgres') return;
+  for (const table of plan)
+    for (const sql of table.spec.afterSequencesOnPostgres ?? []) await target.execute(sql);
 }
 
 /** db:verify's comparison, against the snapshot's digests: the first table that differs fails the copy. */
