@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { QueryFailedError, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../database/constraint-errors.js';
 import type { AuthenticatedRequest } from '../auth/api-key.auth.js';
 import type { TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
@@ -98,7 +99,7 @@ export class IdempotentWrite {
       });
     } catch (error) {
       // Another request with the key committed first (PostgreSQL waited for its transaction to end).
-      if (isKeyTaken(error)) throw takenMeanwhile();
+      if (isUniqueViolation(error)) throw takenMeanwhile();
       throw error;
     }
   }
@@ -288,11 +289,4 @@ function answerLost(at: Date): PlatformError {
       'the service, which lost its answer; what it created exists and it is not carried out again. Look the ' +
       'resource up, or send a new key to create another.',
   );
-}
-
-/** The key's primary key is taken: PostgreSQL 23505, SQLite's constraint codes. */
-function isKeyTaken(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: unknown } | undefined)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { AuditSource } from '../audit/audit-source.js';
 import { AuditTrail, type AuditEntry } from '../audit/audit-trail.js';
+import { isUniqueViolation } from '../database/constraint-errors.js';
 import { inTransaction } from '../database/transaction.js';
 import { tenantOf } from '../common/dto/context.dto.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
@@ -385,17 +386,6 @@ function passwordRequired(what: string): PlatformError {
   return PlatformError.validation([
     { Field: 'Password', Message: `Password is required when AuthRequired is true for ${what}` },
   ]);
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const driverError: unknown = error.driverError;
-  const code =
-    driverError !== null && typeof driverError === 'object' && 'code' in driverError
-      ? driverError.code
-      : undefined;
-  // PostgreSQL unique_violation; better-sqlite3's extended result code.
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** Who changed which configuration: its identity and the names of changed fields, never a password or its cipher. */

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_SLICE_MS, TimeSlicer, WorkBudgetExceeded } from '../common/time-slicer.js';
+import { isUniqueViolation } from '../database/constraint-errors.js';
 import { inTransaction, mapRecord, type TransactionalRecord } from '../database/transaction.js';
 import type { AuditSource } from '../audit/audit-source.js';
 import { AuditTrail, type AuditEntry } from '../audit/audit-trail.js';
@@ -273,12 +274,6 @@ export class SchedulesImportService {
     for (const id of result.updated) this.cache.forget(id);
     return result;
   }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const driver = (error as { driverError?: { code?: unknown } } | null)?.driverError;
-  const code = driver?.code ?? (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 function importChange(by: AuditSource, schedule: IcalImportedSchedule): AuditEntry {

@@ -13,12 +13,8 @@ import { ScimUserEntity } from './entities/scim-user.entity.js';
 import { groupFilterToSql } from './group-filter-sql.js';
 import type { GroupPatchPlan } from './patch/group-patch.js';
 import type { SqlDialect } from './filter-sql/sql-text.js';
-import {
-  isUniqueViolation,
-  ScimUsersRepository,
-  touchMembersOf,
-  touchUsers,
-} from './scim-users.repository.js';
+import { isUniqueViolation } from '../database/constraint-errors.js';
+import { ScimUsersRepository, touchMembersOf, touchUsers } from './scim-users.repository.js';
 import { ScimError } from './scim.errors.js';
 
 const ALIAS = 'scim_group';

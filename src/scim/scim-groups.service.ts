@@ -24,7 +24,7 @@ import { GROUP_RESOURCE_SCHEMA } from './schema/group-schema.js';
 import { toGroupView, type ScimGroupView } from './scim-group.representation.js';
 import { etagOf, matchesEntityTag } from './scim-etag.js';
 import { ScimGroupsRepository, type GroupChanges, type GroupSort } from './scim-groups.repository.js';
-import { isForeignKeyViolation, isTransientConflict } from './scim-users.repository.js';
+import { isForeignKeyViolation, isTransientConflict } from '../database/constraint-errors.js';
 import { quotedId, rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
 import { LIST_RESPONSE_SCHEMA, type IfMatch, type ListQuery } from './scim-users.service.js';
 import type { AuditSource } from '../audit/audit-source.js';

@@ -3,7 +3,8 @@
 // left to the unique index so that concurrent creates cannot both win.
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, QueryFailedError, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { isUniqueViolation } from '../database/constraint-errors.js';
 import type { Logger } from 'pino';
 import { ROOT_LOGGER } from '../core/core.module.js';
 import { namedQuery } from '../database/pg-named-query.js';
@@ -41,30 +42,6 @@ export type UserChanges = Pick<
   ScimUserEntity,
   'userName' | 'userNameLower' | 'externalId' | 'attributes' | 'lastModified'
 >;
-
-function driverCode(error: unknown): unknown {
-  return error instanceof QueryFailedError
-    ? (error.driverError as { code?: unknown } | undefined)?.code
-    : undefined;
-}
-
-/** A unique-index violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): userName's, or a group's displayName. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = driverCode(error);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-/** A foreign-key violation: a member written for a user deleted meanwhile. */
-export function isForeignKeyViolation(error: unknown): boolean {
-  const code = driverCode(error);
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
-/** PostgreSQL gave up one of two transactions waiting on each other (deadlock, serialization): run it again. */
-export function isTransientConflict(error: unknown): boolean {
-  const code = driverCode(error);
-  return code === '40P01' || code === '40001';
-}
 
 /**
  * A membership change changes the `groups` of the users it touches, so their version (ETag) and lastModified move
