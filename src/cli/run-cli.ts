@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config/config.js';
+import { forMaintenance } from '../database/counter-deltas.js';
 import { createDataSource } from '../database/data-source.js';
 import { createRootLogger, NestPinoLogger } from '../logging/logger.js';
 import { CliModule } from './cli.module.js';
@@ -29,6 +30,8 @@ async function run(): Promise<void> {
   // Command output goes to stdout; logs go to stderr and are quiet unless LOG_LEVEL asks for more.
   const logger = createRootLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', pino.destination(2));
   const dataSource = createDataSource(config);
+  // A command changes only what it is asked to: no background fold moves rows while it reads or copies.
+  forMaintenance(dataSource);
   await dataSource.initialize();
   try {
     await CommandFactory.run(CliModule.forRoot({ config, logger, dataSource }), {

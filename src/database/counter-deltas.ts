@@ -48,6 +48,18 @@ function foldStatement({ stats, deltas, columns }: CounterTables): string {
           SELECT COUNT(*)::int AS folded FROM folded`;
 }
 
+/** Data sources opened by the maintenance CLI: no fold runs on its timer there (see `forMaintenance`). */
+const maintenance = new WeakSet<DataSource>();
+
+/**
+ * Marks a data source as the maintenance CLI's: the folds of the modules it loads do not start their timers, so a
+ * command changes only what it is asked to (`db:verify` compares a database no fold moves meanwhile; `db:copy`
+ * and `db:backup` leave the source as it was). The serving instances fold as before.
+ */
+export function forMaintenance(dataSource: DataSource): void {
+  maintenance.add(dataSource);
+}
+
 /**
  * Runs a fold (`work`: moves rows, answers how many) on a timer, one at a time, or when asked (the tests): a
  * counter's deltas (DeltaFolder) or the audit trail's tail (src/audit/audit-fold.ts).
@@ -63,7 +75,7 @@ export class PeriodicFold {
   ) {}
 
   start(intervalMs = FOLD_INTERVAL_MS): void {
-    if (this.timer !== undefined) return;
+    if (this.timer !== undefined || maintenance.has(this.dataSource)) return;
     this.timer = setInterval(() => {
       if (this.folding === undefined) this.fold().catch((error: unknown) => this.failed(error));
     }, intervalMs);

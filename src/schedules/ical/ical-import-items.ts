@@ -6,6 +6,7 @@ import { zoneRules } from '../recurrence/time-zone.js';
 import { paramOf, textOf, type IcalComponent, type IcalProperty } from './ical-content.js';
 import {
   refuse,
+  type IcalProblem,
   type ImportedException,
   type ImportedItem,
   type ImportedRecurrence,
@@ -71,7 +72,7 @@ export class ItemBuilder {
       if (range !== undefined) this.refuseRange(range);
     }
 
-    const timing = this.timingOf(event, props);
+    const timing = this.timingOf(event, props, uid);
     const zone = timing.zone;
     const summary = props.get('SUMMARY')?.[0];
     if (summary !== undefined) this.note(`${path}.Name`, summary);
@@ -112,7 +113,7 @@ export class ItemBuilder {
     for (const override of this.series.latestVersions(overrides, timing, uid)) {
       // A broken override is skipped alone; the series and its other overrides are imported.
       const exception = this.report.skipOnRefusal(override, uid, () =>
-        this.exceptionOf(path, exceptions.length, override, timing),
+        this.exceptionOf(path, exceptions.length, override, timing, uid),
       );
       if (exception !== undefined && exception !== null) exceptions.push(exception);
     }
@@ -164,8 +165,11 @@ export class ItemBuilder {
     return cutTo(text, MAX_NAME);
   }
 
-  /** Start, end, zone and (for recurring items) the per-occurrence duration of a VEVENT. */
-  timingOf(event: IcalComponent, props: Map<string, IcalProperty[]>): Timing {
+  /**
+   * Start, end, zone and (for recurring items) the per-occurrence duration of a VEVENT. A DTEND read leniently is
+   * reported under `uid` (the event is kept).
+   */
+  timingOf(event: IcalComponent, props: Map<string, IcalProperty[]>, uid: string): Timing {
     const startProperty = props.get('DTSTART')?.[0];
     if (startProperty === undefined) refuse(event, 'a VEVENT without DTSTART');
     const start = this.times.singleTime(startProperty);
@@ -177,7 +181,14 @@ export class ItemBuilder {
     if (endProperty !== undefined && durationProperty !== undefined) {
       refuse(durationProperty, `a VEVENT may have DTEND (line ${endProperty.line}) or DURATION, not both`);
     }
-    const { endInstant, durationText } = this.endOf(start, startInstant, zone, endProperty, durationProperty);
+    const { endInstant, durationText, note } = this.endOf(
+      start,
+      startInstant,
+      zone,
+      endProperty,
+      durationProperty,
+    );
+    if (note !== undefined) this.report.skipLine(uid, note);
     return {
       start,
       startInstant,
@@ -195,18 +206,12 @@ export class ItemBuilder {
     zone: string,
     endProperty: IcalProperty | undefined,
     durationProperty: IcalProperty | undefined,
-  ): { endInstant: number; durationText: string | undefined } {
+  ): { endInstant: number; durationText: string | undefined; note?: IcalProblem } {
     const allDay = start.kind === 'date';
     if (endProperty !== undefined) {
       const end = this.times.singleTime(endProperty);
-      if ((end.kind === 'date') !== allDay) {
-        refuse(
-          endProperty,
-          allDay
-            ? 'must be a date (VALUE=DATE) like DTSTART'
-            : 'must be a date-time like DTSTART, not a date',
-        );
-      }
+      if (allDay && end.kind !== 'date') return this.dateTimeEndOfDate(start, zone, end, endProperty);
+      if (end.kind === 'date' && !allDay) refuse(endProperty, 'must be a date-time like DTSTART, not a date');
       const endInstant = this.times.instantOf(end);
       if (endInstant < startInstant) refuse(endProperty, 'is before DTSTART');
       // All-day events last whole days, also across a DST change.
@@ -235,6 +240,33 @@ export class ItemBuilder {
       return { endInstant: rules.instantOf(start.wallMs + MS_PER_DAY), durationText: 'P1D' };
     }
     return { endInstant: startInstant, durationText: undefined };
+  }
+
+  /**
+   * An all-day DTSTART with a date-time DTEND (`DTEND:20020106T235900Z` in Mozilla's holiday feeds). RFC 5545
+   * §3.8.2.2 asks for the same value type; ical.js, Google and Apple show such an event all-day. It is read as
+   * ending with the day its date-time falls on, as written (midnight ends the day before it), and reported.
+   */
+  private dateTimeEndOfDate(
+    start: IcalTime,
+    zone: string,
+    end: IcalTime,
+    endProperty: IcalProperty,
+  ): { endInstant: number; durationText: string; note: IcalProblem } {
+    const endWall = Math.ceil(end.wallMs / MS_PER_DAY) * MS_PER_DAY;
+    if (end.wallMs < start.wallMs) refuse(endProperty, 'is before DTSTART');
+    const date = new Date(endWall).toISOString().slice(0, 10).replaceAll('-', '');
+    return {
+      endInstant: zoneRules(zone).instantOf(endWall),
+      durationText: `P${Math.round((endWall - start.wallMs) / MS_PER_DAY)}D`,
+      note: {
+        line: endProperty.line,
+        property: endProperty.name,
+        message:
+          `a date-time where DTSTART is a date (RFC 5545 §3.8.2.2: the same value type): read as ` +
+          `DTEND;VALUE=DATE:${date}, the end of the day it falls on; the event is imported all-day`,
+      },
+    };
   }
 
   /** RDATE or EXDATE lines (several lines, comma lists) as entries of the series, each noted with its line. */
@@ -269,6 +301,7 @@ export class ItemBuilder {
     index: number,
     override: IcalComponent,
     timing: Timing,
+    uid: string,
   ): ImportedException | null {
     const props = propertiesByName(override);
     const recurrenceId = props.get('RECURRENCE-ID')![0];
@@ -290,7 +323,7 @@ export class ItemBuilder {
       this.noteException(at, override, recurrenceId, status, status);
       return { OriginalTime: formatIn(original, timing.zone), IsDeleted: true };
     }
-    const overrideTiming = this.timingOf(override, props);
+    const overrideTiming = this.timingOf(override, props, uid);
     if (
       overrideTiming.startInstant === original &&
       overrideTiming.endInstant - overrideTiming.startInstant === timing.endInstant - timing.startInstant

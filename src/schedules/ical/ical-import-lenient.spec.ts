@@ -319,3 +319,62 @@ describe('malformed lines of properties the service does not store', () => {
     ).toEqual([expect.stringMatching(/^line 6: cannot be parsed/)]);
   });
 });
+
+describe('an all-day DTSTART with a date-time DTEND (Mozilla’s holiday feeds)', () => {
+  it('is all-day, ending with the day the date-time falls on as written, and the reading is reported', () => {
+    const imported = importCalendar(
+      body(
+        ...calendar(
+          'X-WR-TIMEZONE:Europe/Vienna',
+          ...event(
+            'UID:m',
+            'DTSTART;VALUE=DATE:20020106',
+            'DTEND:20020106T235900Z',
+            'RRULE:FREQ=YEARLY;BYMONTH=1',
+          ),
+          ...event('UID:n', 'DTSTART;VALUE=DATE:20260105', 'DTEND:20260107T000000'),
+          ...event('UID:o', 'DTSTART;VALUE=DATE:20260105', 'DTEND;TZID=America/New_York:20260105T090000'),
+        ),
+      ),
+    );
+    expect(
+      imported.ScheduleItems.map(({ Start, End, AllDay, Recurrence }) => [Start, End, AllDay, Recurrence]),
+    ).toEqual([
+      [
+        '2002-01-06T00:00:00+01:00',
+        '2002-01-07T00:00:00+01:00',
+        true,
+        expect.objectContaining({ Pattern: 'FREQ=YEARLY;BYMONTH=1', Duration: 'P1D' }),
+      ],
+      // Midnight ends the day before it.
+      ['2026-01-05T00:00:00+01:00', '2026-01-07T00:00:00+01:00', true, null],
+      ['2026-01-05T00:00:00+01:00', '2026-01-06T00:00:00+01:00', true, null],
+    ]);
+    expect(
+      imported.skipped.map(({ line, component, uid, reason }) => [line, component, uid, reason]),
+    ).toEqual([
+      [
+        7,
+        'DTEND',
+        'm',
+        'line 7: DTEND: a date-time where DTSTART is a date (RFC 5545 §3.8.2.2: the same value type): read as ' +
+          'DTEND;VALUE=DATE:20020107, the end of the day it falls on; the event is imported all-day',
+      ],
+      [13, 'DTEND', 'n', expect.stringContaining('read as DTEND;VALUE=DATE:20260107,')],
+      [18, 'DTEND', 'o', expect.stringContaining('read as DTEND;VALUE=DATE:20260106,')],
+    ]);
+  });
+
+  it('still skips one that ends before the day begins, and a date DTEND on a date-time DTSTART', () => {
+    expect(
+      problems(
+        body(
+          ...calendar(
+            ...event('UID:b', 'DTSTART;VALUE=DATE:20260105', 'DTEND:20260104T120000Z'),
+            ...event('UID:d', 'DTSTART:20260105T090000Z', 'DTEND;VALUE=DATE:20260106'),
+          ),
+        ),
+      ),
+    ).toEqual(['line 6: is before DTSTART', 'line 11: must be a date-time like DTSTART, not a date']);
+  });
+});
