@@ -15,11 +15,8 @@ import { MailError, MailOutcomeCode } from './mail.errors.js';
 import { sendSmtp, verifySmtp, type SmtpLimits } from './smtp/smtp-client.js';
 import { tlsModeOf, type SmtpEndpoint, type TlsMode } from './smtp/smtp-endpoint.js';
 import { classifySmtpError } from './smtp/smtp-failure.js';
-import {
-  describeConfiguration,
-  SecretUnavailableError,
-  SmtpConfigurationsService,
-} from './smtp-configurations.service.js';
+import { describeConfiguration } from './smtp-configuration-view.js';
+import { SecretUnavailableError, SmtpConfigurationsService } from './smtp-configurations.service.js';
 import { Counter } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { traced } from '../tracing/tracing.js';

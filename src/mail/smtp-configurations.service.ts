@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import type { AuditSource } from '../audit/audit-source.js';
-import { AuditTrail, type AuditEntry } from '../audit/audit-trail.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 import { isUniqueViolation } from '../database/constraint-errors.js';
 import { inTransaction } from '../database/transaction.js';
 import { tenantOf } from '../common/dto/context.dto.js';
@@ -18,16 +18,17 @@ import type { SmtpConfigurationView } from './dto/mail-responses.dto.js';
 import type { EnsureSmtpConfigurationRequest, SmtpIdentityRequest } from './dto/smtp-configuration.dto.js';
 import { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
 import { MailError, MailOutcomeCode } from './mail.errors.js';
-import { tlsModeOf, type SmtpEndpoint } from './smtp/smtp-endpoint.js';
+import type { SmtpEndpoint } from './smtp/smtp-endpoint.js';
 import { normalizeSmtpHost } from './smtp/smtp-host.js';
 import { readSecretInput, type SecretInput } from './smtp/smtp-secret-input.js';
-
-export interface SmtpIdentity {
-  tenant: string;
-  host: string;
-  port: number;
-  username: string;
-}
+import {
+  describeConfiguration,
+  normalizeBcc,
+  passwordRequired,
+  smtpChange,
+  type SmtpIdentity,
+  toView,
+} from './smtp-configuration-view.js';
 
 export interface EnsureOutcome {
   code: MailOutcomeCode.Created | MailOutcomeCode.Updated | MailOutcomeCode.Unchanged;
@@ -338,75 +339,4 @@ export class SmtpConfigurationsService implements OnModuleInit {
     }
     return count;
   }
-}
-
-export function describeConfiguration(
-  identity: Pick<SmtpIdentity, 'tenant' | 'host' | 'port' | 'username'>,
-): string {
-  const user = identity.username === '' ? 'no username' : `username "${identity.username}"`;
-  return `SMTP configuration ${identity.host}:${identity.port} (${user}) of tenant "${identity.tenant}"`;
-}
-
-function toView(row: SmtpConfiguration): SmtpConfigurationView {
-  return {
-    Domain: row.tenant,
-    Host: row.host,
-    Port: row.port,
-    Ssl: row.ssl,
-    Tls: tlsModeOf(row),
-    AuthRequired: row.authRequired,
-    Username: row.username === '' ? null : row.username,
-    HasPassword: row.passwordCiphertext !== null,
-    HasInternalPassword: row.internalPasswordCiphertext !== null,
-    SenderAddress: row.senderAddress,
-    Priority: row.priority,
-    Enabled: row.enabled,
-    BCC: row.bcc,
-    AllowInvalidCertificate: row.allowInvalidCertificate,
-    CreatedAt: new Date(row.createdAt).toISOString(),
-    UpdatedAt: new Date(row.updatedAt).toISOString(),
-  };
-}
-
-/** Trimmed, without repeats (addresses compared case-insensitively, as mailbox domains are). */
-function normalizeBcc(bcc: readonly string[] | null | undefined): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const address of bcc ?? []) {
-    const trimmed = address.trim();
-    const key = trimmed.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(trimmed);
-  }
-  return out;
-}
-
-function passwordRequired(what: string): PlatformError {
-  return PlatformError.validation([
-    { Field: 'Password', Message: `Password is required when AuthRequired is true for ${what}` },
-  ]);
-}
-
-/** Who changed which configuration: its identity and the names of changed fields, never a password or its cipher. */
-function smtpChange(
-  by: AuditSource,
-  verb: 'create' | 'update' | 'remove',
-  id: string,
-  identity: SmtpIdentity,
-  changed?: string[],
-): AuditEntry {
-  return {
-    by,
-    action: `smtp-configuration.${verb}`,
-    resourceType: 'SmtpConfiguration',
-    resourceId: id,
-    detail: {
-      tenant: identity.tenant,
-      host: identity.host,
-      port: identity.port,
-      username: identity.username,
-      ...(changed === undefined ? {} : { changedFields: changed }),
-    },
-  };
 }
