@@ -1,4 +1,4 @@
-// Type-aware lint (STYLE.md): zero warnings. Pure-logic folders may not import the framework or the ORM.
+// Type-aware lint: zero warnings. Pure-logic folders may not import the framework or the ORM.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

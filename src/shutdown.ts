@@ -1,4 +1,4 @@
-// The drain a load balancer can follow (issue 21). On SIGTERM:
+// The drain a load balancer can follow. On SIGTERM:
 //   1. /health/ready answers 503 at once, and for SHUTDOWN_DELAY_MS the instance keeps accepting and answering as
 //      usual — the time a balancer (or Kubernetes, which removes the endpoint while it sends SIGTERM) needs to stop
 //      sending here;

@@ -1,4 +1,4 @@
-// The audit trail's fold (issue 32 item 4; migration 1763780001800). A change's transaction writes its event into
+// The audit trail's fold (migration 1763780001800). A change's transaction writes its event into
 // `audit_events_tail`, which has only its primary key: one B-tree entry per commit instead of seven. Every instance
 // moves the tail into `audit_events` (and its six filter indexes) every FOLD_INTERVAL_MS, in batches of FOLD_BATCH,
 // keeping each event's id, so an event's index entries are written with many others' instead of in its write's

@@ -1,4 +1,4 @@
-// The audit trail (issue 32 item 4): who changed what, and who was refused. A change is recorded with
+// The audit trail: who changed what, and who was refused. A change is recorded with
 // `AuditTrail.record(manager, by, change)` inside the change's own transaction, so the event and the change are
 // stored together or not at all. It goes into the unindexed tail (one B-tree entry); AuditFold indexes it later. Refusals (401/403) have no transaction to join: they are queued here and written
 // in batches (one multi-row INSERT a second), at most REFUSALS_PER_FLUSH a second per instance; beyond that they are

@@ -1,4 +1,4 @@
-// The audit trail (issue 32): every change and refusal, who and from where. Global, because every area writes to
+// The audit trail: every change and refusal, who and from where. Global, because every area writes to
 // it (AuditTrail.record in its own transactions) whichever areas a process serves; its reading route is admin-only.
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';

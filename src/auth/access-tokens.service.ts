@@ -1,4 +1,4 @@
-// OAuth 2.0 access tokens (JWT) from the organisation's OpenID provider, beside API keys (issue 32 item 1).
+// OAuth 2.0 access tokens (JWT) from the organisation's OpenID provider, beside API keys.
 // Verification is stateless (a signature by a key the issuer publishes, iss, aud, exp, nbf), so every instance of a
 // fleet decides alike; only the issuer's public keys are cached (issuer-keys.ts). Only asymmetric algorithms are
 // accepted, listed before any key is looked up: `none` and HS* (an HMAC "keyed" with the public key, the classic

@@ -1,4 +1,4 @@
-// API-key authentication (DESIGN §2): `Authorization: Bearer <key>`, checked against the route's declared scope.
+// API-key authentication: `Authorization: Bearer <key>`, checked against the route's declared scope.
 // With OIDC_ISSUER set, a bearer shaped like a JWT is an access token instead (access-tokens.service.ts): both end
 // as one Principal, so scopes, tenants and the rate limit apply alike.
 // A Fastify onRequest hook per route, made when the route is added (src/http/plugins/auth.plugin.ts), rather than a global Nest

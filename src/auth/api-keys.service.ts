@@ -1,4 +1,4 @@
-// API keys (DESIGN §2): random 256-bit keys shown once, stored as SHA-256 hashes with per-area scopes.
+// API keys: random 256-bit keys shown once, stored as SHA-256 hashes with per-area scopes.
 // Keys from API_KEYS have full access. Verified keys are cached briefly so a request costs no query.
 // Revocation reaches every instance: on PostgreSQL a revoke sends NOTIFY on REVOCATION_CHANNEL and every instance
 // drops its cache at once (while its listener is down, cached entries live only REVOCATION_FALLBACK_TTL_MS); on
@@ -16,7 +16,7 @@ import { PgListener } from '../database/pg-listener.js';
 import { ApiKey } from './entities/api-key.entity.js';
 import type { Scope } from './scopes.js';
 
-/** The caller, whichever way it came in: a stored API key, an API_KEYS key, or an access token (issue 32). */
+/** The caller, whichever way it came in: a stored API key, an API_KEYS key, or an access token. */
 export interface Principal {
   /** The key's id, `env:<first 16 hex of its SHA-256>` for API_KEYS, `token:<issuer>#<sub or client id>` for a token: the rate-limit bucket. */
   keyId: string;

@@ -1,4 +1,4 @@
-// The OpenID provider's signing keys (issue 32 item 2): found through discovery (OpenID Connect Discovery 1.0 §4:
+// The OpenID provider's signing keys: found through discovery (OpenID Connect Discovery 1.0 §4:
 // `jwks_uri` of `<issuer>/.well-known/openid-configuration`), fetched and cached; jose picks the key for a token
 // (kid, kty, alg, use). jose's createRemoteJWKSet refetches a stale set before answering and forgets nothing, but
 // throws while the provider is down; this cache keeps the last good set working through an outage instead:

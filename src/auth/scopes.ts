@@ -40,7 +40,7 @@ export const Public = (): MethodDecorator & ClassDecorator => declareAccess(PUBL
 const NAMES_TENANT = 'platformNamesTenant';
 
 /**
- * Marks the routes of an area whose requests name a tenant (DESIGN §2 "Tenancy": `Context.Domain` for mail and
+ * Marks the routes of an area whose requests name a tenant (`Context.Domain` for mail and
  * migrations, the `{domain}` path segment of the webhook read routes, the `Domain` query of listings). On every
  * other route a request acts for no tenant but `default`, whatever it sends: a tenant-bound key cannot make an
  * untenanted route (SCIM, schedules, replication) its own by adding `?Domain=<its tenant>`.

@@ -1,4 +1,4 @@
-// Tenant-bound API keys (DESIGN §2 "Tenancy"): the tenants a request acts for, read the same way for every route
+// Tenant-bound API keys (docs/security.md): the tenants a request acts for, read the same way for every route
 // in one place, so a new route cannot forget the check. A request names its tenant by the `{domain}` path segment
 // (webhook read routes), the `Domain` query parameter (listings) or `Context.Domain` in its JSON body (mail,
 // migrations); names match case-insensitively. A request that names none acts for the tenant `default`.
@@ -39,7 +39,7 @@ export function parseDomains(text: string): string[] {
   return domains;
 }
 
-/** A property of a JSON object or query/params object, matched case-insensitively (DESIGN §2). */
+/** A property of a JSON object or query/params object, matched case-insensitively like all JSON keys. */
 function valueOf(source: unknown, name: string): unknown {
   if (source === null || typeof source !== 'object' || Array.isArray(source)) return undefined;
   const record = source as Record<string, unknown>;

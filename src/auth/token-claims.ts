@@ -1,4 +1,4 @@
-// What a verified access token's claims grant (issue 32): the service's scopes and tenants, and who the caller is.
+// What a verified access token's claims grant: the service's scopes and tenants, and who the caller is.
 // Providers spell these differently (docs/security.md "Access tokens"): scopes in `scp` as a space-separated string
 // (Entra ID delegated, Keycloak) or an array (Okta), in `scope` (RFC 8693 §4.2, RFC 9068 §2.2.3; Keycloak, Auth0), and
 // in `roles` (Entra ID application roles, what client-credentials tokens carry). Framework-free: unit-tested beside.

@@ -1,5 +1,5 @@
 // Commands that run beside a serving instance on the same machine and can take their time: `db:backup` (an online
-// snapshot under live writers, issue 29). Their process lowers its own CPU priority (nice 10) before it loads
+// snapshot under live writers). Their process lowers its own CPU priority (nice 10) before it loads
 // anything, so the instance's requests are scheduled first and the command takes the idle time; with 8 clients
 // writing, the writers' p99 during a backup went from 3.5–3.8× to a median of 1.9× their p99 without it (bench/
 // db-copy.mjs). Where lowering is not permitted the command runs at its priority as it is.

@@ -1,4 +1,4 @@
-// Long work in slices with the event loop free in between (issue 22: no request holds the loop for more than
+// Long work in slices with the event loop free in between (the goal: no request holds the loop for more than
 // ~20 ms). A slicer measures the time since the loop last gave this work a turn; `pause()` yields (setImmediate:
 // after pending I/O, so other requests' sockets are read) once the budget is spent. One slicer is passed along a
 // request's phases, so a phase starting right after another does not start a fresh budget in the same turn.
@@ -7,7 +7,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 /** Work between two turns of the event loop: leaves room for a garbage collection pause within ~20 ms. */
 export const DEFAULT_SLICE_MS = 8;
 
-/** What bounds a whole stepped computation (issue 31), checked at each turn it gives the event loop. */
+/** What bounds a whole stepped computation (one request's cost), checked at each turn it gives the event loop. */
 export interface WorkLimits {
   /** Milliseconds of its own turns after which the work stops with WorkBudgetExceeded. */
   readonly workBudgetMs?: number;

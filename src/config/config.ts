@@ -1,10 +1,10 @@
-// Environment → one typed, frozen configuration object, validated once at start (DESIGN §2).
+// Environment → one typed, frozen configuration object, validated once at start.
 // A bad value stops the start with one line naming the variable (ConfigError.message).
 import path from 'node:path';
 import { DatabaseUrlError, parseDatabaseUrl } from '../database/database-url.js';
 import { EgressPolicy } from '../egress/egress-policy.js';
 
-/** The areas this build serves; MODULES may name any of them (each area's issue adds its name here). */
+/** The areas this build serves; MODULES may name any of them (a new area adds its name here). */
 export const AREAS = ['schedules', 'migrations', 'mail', 'webhook', 'users', 'replication'] as const;
 export type Area = (typeof AREAS)[number];
 

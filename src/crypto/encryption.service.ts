@@ -1,4 +1,4 @@
-// Secrets at rest (DESIGN §2): AES-256-GCM with a random 96-bit IV per value. The key comes from ENCRYPTION_KEY
+// Secrets at rest, never returned: AES-256-GCM with a random 96-bit IV per value. The key comes from ENCRYPTION_KEY
 // or from a key file created on first start in the data folder (mode 0600). Ciphertexts name the key that made
 // them, so older keys (ENCRYPTION_PREVIOUS_KEYS, or the file's predecessor after a rotation) still decrypt.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';

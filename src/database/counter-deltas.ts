@@ -1,4 +1,4 @@
-// Trigger-kept counters without a hot row (issue 30 item 4, migration 1763780001600). A stats table holds one base
+// Trigger-kept counters without a hot row (migration 1763780001600). A stats table holds one base
 // row (id 1: a row count and generations); on PostgreSQL the counted table's statement triggers INSERT a delta row
 // (count delta, generation bumps) into the counter's delta table rather than UPDATE the base row, so writers never
 // wait for one another's row lock: a 20,000-event import no longer holds every other schedule write until it

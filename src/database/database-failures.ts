@@ -1,4 +1,4 @@
-// Which database errors are the storage's or the database's condition rather than a bug (issue 21): a client can
+// Which database errors are the storage's or the database's condition rather than a bug: a client can
 // retry them, so they are answered 507/503 with Retry-After, never 500. Works on the driver's own codes:
 // better-sqlite3's extended result codes (https://sqlite.org/rescode.html), PostgreSQL's SQLSTATE (Appendix A of
 // its manual) and Node's socket errors from pg.

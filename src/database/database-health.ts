@@ -1,4 +1,4 @@
-// What the service knows about its database between requests (issue 21): whether it can be reached, and whether
+// What the service knows about its database between requests: whether it can be reached, and whether
 // the last write failed because the storage is full with none succeeding since. Every statement through TypeORM's
 // query runners reports here (both engines), so an outage is logged once when it starts and once when it ends —
 // not a stack per request — and /health/ready and /metrics read the same state.

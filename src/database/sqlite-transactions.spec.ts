@@ -1,4 +1,4 @@
-// The shared SQLite connection under load and under a full storage (issue 21). A full disk is SQLite's
+// The shared SQLite connection under load and under a full storage. A full disk is SQLite's
 // `max_page_count` here (the same SQLITE_FULL a full file system gives, without mounting one); what reached the
 // file is read through a second, independent connection.
 import fs from 'node:fs';

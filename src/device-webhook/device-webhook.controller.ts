@@ -33,7 +33,7 @@ export class DeviceWebhookController {
   @HttpCode(200)
   // The signature covers the exact bytes received (its Digest header), so those are kept beside the parsed body.
   @RouteLimits({ rawBody: true })
-  // SmartThings authenticates with its HTTP signature, never with an API key (DESIGN §2, §7).
+  // SmartThings authenticates with its HTTP signature, never with an API key: it holds no key of ours.
   @Public()
   @UseGuards(WebhookSignatureGuard)
   @ApiOperation({

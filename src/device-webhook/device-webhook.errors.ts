@@ -12,7 +12,7 @@ export class WebhookError extends ApiError<WebhookErrorCode> {
     this.status = status;
   }
 
-  /** A resource addressed by path that does not exist is a 404 (DESIGN §2). */
+  /** A resource addressed by path that does not exist is a 404, as on every route. */
   static installedAppNotFound(domain: string, installedAppId: string): WebhookError {
     return new WebhookError(
       WebhookErrorCode.InstalledAppNotFound,

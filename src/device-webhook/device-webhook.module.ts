@@ -19,7 +19,7 @@ import { SmartThingsTokens } from './smartthings-tokens.service.js';
 import { WebhookReplays } from './webhook-replays.js';
 import { WebhookSignatureGuard, WebhookSignatureVerifier } from './webhook-signature.guard.js';
 
-/** Operation 6: the SmartThings SmartApp (DESIGN §7). */
+/** Operation 6: the SmartThings SmartApp (docs/device-webhook.md). */
 @Module({
   imports: [
     TypeOrmModule.forFeature(registerEntities([WebhookInstalledApp, WebhookDeviceEvent, WebhookSignature])),

@@ -1,4 +1,4 @@
-// Operation 6: the SmartApp's answer to each lifecycle (DESIGN §7). State changes (installed app, tokens, events)
+// Operation 6: the SmartApp's answer to each lifecycle. State changes (installed app, tokens, events)
 // are written before the reply; the automation's SmartThings calls are handed to SmartThingsOutbound, which holds
 // the reply for at most its budget and never fails it.
 import { Inject, Injectable } from '@nestjs/common';

@@ -1,4 +1,4 @@
-// Persistence of installed apps (tokens encrypted at rest, DESIGN §2) and of the events they received.
+// Persistence of installed apps (tokens encrypted at rest, like every secret) and of the events they received.
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';

@@ -1,4 +1,4 @@
-// Replay protection of the device webhook (issue 14): a signed request is valid for ±300 s around its Date, so a
+// Replay protection of the device webhook: a signed request is valid for ±300 s around its Date, so a
 // captured one could be posted again inside that window. Each accepted signature is remembered for 600 s in the
 // database (shared by every instance); a repeat gets the reply the first delivery got and changes nothing.
 // RSA-SHA256 (PKCS #1 v1.5) signatures are deterministic, so the same bytes signed for the same Date are the same

@@ -1,4 +1,4 @@
-// Authentication of the device webhook (DESIGN §7): the HTTP signature SmartThings puts on every lifecycle but
+// Authentication of the device webhook: the HTTP signature SmartThings puts on every lifecycle but
 // PING, checked over the raw body bytes and the exact path posted (draft-cavage-http-signatures-12, see
 // ./signature). The route is @Public() (no API key); this guard is its only gate.
 import fs from 'node:fs';

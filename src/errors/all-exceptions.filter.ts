@@ -26,7 +26,7 @@ const CODE_BY_STATUS = new Map<number, PlatformErrorCode>(
 
 /**
  * What a client is told when the database failed, not the request: nothing was stored, and the same request may
- * be sent again (DESIGN §2 "Failures"). The cause goes to the log once per outage (DatabaseHealth), not here.
+ * be sent again (503/507 with Retry-After, never 500). The cause goes to the log once per outage (DatabaseHealth), not here.
  */
 const DATABASE_FAILURES: Record<DatabaseFailure, { code: PlatformErrorCode; message: string }> = {
   'storage-full': {

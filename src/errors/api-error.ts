@@ -1,5 +1,5 @@
-// One error class per area, each with a code enum; services throw these, never HttpException (STYLE.md).
-// The global filter turns `status` + `code` into the outcome envelope of DESIGN §2.
+// One error class per area, each with a code enum; services throw these, never HttpException (one mapping).
+// The global filter turns `status` + `code` into the outcome envelope (Succeeded, Message, Code, Errors).
 export interface FieldError {
   Field: string;
   Message: string;

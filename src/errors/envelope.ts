@@ -1,4 +1,4 @@
-// The outcome envelope every non-SCIM response uses (DESIGN §2): Succeeded, Message, Code first.
+// The outcome envelope every non-SCIM response uses: Succeeded, Message, Code first.
 import type { FieldError } from './api-error.js';
 
 export interface ResultMessage {

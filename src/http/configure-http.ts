@@ -41,7 +41,7 @@ export function fastifyOptions(config: AppConfig) {
     // maxParamLength: Fastify answers a path parameter over its limit (default 100) with its own bare 414, neither a
     // documented status nor the envelope. The request head is already bounded (MAX_REQUEST_HEAD_BYTES), so a path
     // parameter may take all of it and the route's own id check answers (400 naming the field, or 404), as it does
-    // for a shorter wrong id (issue 23).
+    // for a shorter wrong id.
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,

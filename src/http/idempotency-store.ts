@@ -95,7 +95,7 @@ export function serialiseAnswer(answer: {
 }
 
 /**
- * The largest answer body an Idempotency-Key keeps whole (issue 31: an import once answered 277 MiB, stored for
+ * The largest answer body an Idempotency-Key keeps whole (an import once answered 277 MiB, stored for
  * 24 h). Every route's answer is bounded by its own caps (an import lists at most 20,000 schedules and 100 skipped
  * components), so this is a backstop: a larger answer is kept as a reference — its status and kept headers
  * (`Location`) with a small envelope saying where the rest is — never as the body itself.

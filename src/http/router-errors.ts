@@ -1,4 +1,4 @@
-// Answers Fastify and Node's HTTP parser make before any route runs (issue 33 item 3), in the envelope — SCIM's
+// Answers Fastify and Node's HTTP parser make before any route runs, in the envelope — SCIM's
 // error schema on SCIM paths — with X-Correlation-Id, like every other answer:
 // - frameworkErrors: a path that is not valid percent-encoding (FST_ERR_BAD_URL, 400), a path parameter over
 //   maxParamLength (FST_ERR_MAX_PARAM_LENGTH) and a failed route constraint (FST_ERR_ASYNC_CONSTRAINT);

@@ -1,4 +1,4 @@
-// Secrets never reach a log line (DESIGN §2): these keys are redacted at any depth, whatever their casing,
+// Secrets never reach a log line: these keys are redacted at any depth, whatever their casing,
 // and bearer/basic credentials are masked inside free text.
 const SECRET_KEYS = new Set([
   'password',

@@ -1,4 +1,4 @@
-// Per-request context: the correlation id (DESIGN §2) and a logger whose every line carries it.
+// Per-request context: the correlation id (X-Correlation-Id) and a logger whose every line carries it.
 //
 // Passed explicitly (Fastify's `request.context`, the `@Ctx()` parameter of a handler, then as an argument) rather
 // than through AsyncLocalStorage: on Node 20 ALS installs promise hooks that run for every promise of every
@@ -21,7 +21,7 @@ export class RequestContext {
     return this.id;
   }
 
-  /** DESIGN §2: without the header, the body's Context.CorrelationId names the request (set before the handler). */
+  /** Without the header, the body's Context.CorrelationId names the request (set before the handler). */
   adoptCorrelationId(id: string): void {
     this.id = id;
     this.logger = undefined;

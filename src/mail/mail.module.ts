@@ -7,7 +7,7 @@ import { MailDeliveryService } from './mail-delivery.service.js';
 import { MailController } from './mail.controller.js';
 import { SmtpConfigurationsService } from './smtp-configurations.service.js';
 
-/** Mail (DESIGN §5): SMTP configurations per tenant, verified and used with nodemailer. */
+/** Mail (docs/mail.md): SMTP configurations per tenant, verified and used with nodemailer. */
 @Module({
   imports: [TypeOrmModule.forFeature(registerEntities([SmtpConfiguration])), EgressModule],
   controllers: [MailController],

@@ -60,7 +60,7 @@ export class SecretUnavailableError extends Error {
   override name = 'SecretUnavailableError';
 }
 
-/** Stores, lists and removes SMTP configurations (DESIGN §5); owns their secrets at rest. */
+/** Stores, lists and removes SMTP configurations (docs/mail.md); owns their secrets at rest. */
 @Injectable()
 export class SmtpConfigurationsService implements OnModuleInit {
   constructor(

@@ -1,4 +1,4 @@
-// Runs the service's schema migrations under a database lock and records every run (DESIGN §8):
+// Runs the service's schema migrations under a database lock and records every run (docs/migrations.md):
 // a run row is written before the migration starts and finished after it, so a failed migration is recorded even
 // though its own transaction rolled back, and a run left `Running` by a process that died is found and marked
 // `Abandoned` by the next process that takes the lock.

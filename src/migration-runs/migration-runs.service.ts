@@ -44,7 +44,7 @@ export class MigrationRunsService {
   }
 
   private async present(rows: MigrationRun[], withDetails: boolean): Promise<MigrationRunDto[]> {
-    // A Running row while nobody holds the migration lock belongs to a process that died (DESIGN §8).
+    // A Running row while nobody holds the migration lock belongs to a process that died.
     const abandoned =
       rows.some((row) => row.status === MigrationRunStatus.Running) && !(await this.runner.isLocked());
     return rows.map((row) => {

@@ -1,7 +1,7 @@
 // Rules between the properties of a request object that the service checks outside class-validator (the
 // recurrence compiler, the SCIM engine), stated where JSON Schema can state them: `not` (two properties not both),
 // `if`/`then` (one property's value fixes another's type). Declared on the DTO class next to its properties and
-// written into that class's component schema as `allOf` parts (issue 33 item 2); the DTO's description says the
+// written into that class's component schema as `allOf` parts (so the document states them); the DTO's description says the
 // same in words.
 import type { OpenAPIObject } from '@nestjs/swagger';
 

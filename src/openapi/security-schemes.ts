@@ -1,4 +1,4 @@
-// The document's security schemes (issue 32 item 3): the API key as a plain bearer (no `bearerFormat: JWT`: a key
+// The document's security schemes: the API key as a plain bearer (no `bearerFormat: JWT`: a key
 // is an opaque `pk_…` string) and, when OIDC_ISSUER is set, an `openIdConnect` scheme with the issuer's discovery
 // URL. Every operation that takes an API key then also takes a token with the operation's scope, named as the
 // provider grants it (OIDC_SCOPE_PREFIX + scope).

@@ -1,4 +1,4 @@
-// Swagger UI at /docs and the OpenAPI document at /docs-json (DESIGN §1).
+// Swagger UI at /docs and the OpenAPI document at /docs-json.
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { APP_VERSION } from '../common/app-version.js';

@@ -1,4 +1,4 @@
-// Writes the rules the compiled class-validator plan enforces into the OpenAPI document (issue 33 item 2), so the
+// Writes the rules the compiled class-validator plan enforces into the OpenAPI document, so the
 // document cannot drift from the validators: each request DTO is compiled exactly as the validation pipe compiles it
 // (compileDtoCached), and every keyword of its JSON Schema rendering that a client can check — format, bounds,
 // lengths, item counts, enums, patterns — is copied onto the document's property (body DTOs and the DTOs nested in
@@ -243,7 +243,7 @@ function boundBy(schema: Json, limit: number): void {
  * Request schemas that only document (no compiled DTO validates them: the SCIM bodies the SCIM engine reads, the
  * webhook's `initialize`/`Sections` the service does not read), and properties a validated DTO takes as any JSON
  * (`@Allow()`: a device event's Value), are bounded by the body limit the server enforces on every request: a string
- * cannot be longer, an array cannot hold more items (docs/decisions.md, issue 33).
+ * cannot be longer, an array cannot hold more items (docs/security.md "Bounded work").
  */
 export function boundDocumentedOnlyBodies(
   document: OpenAPIObject,

@@ -1,4 +1,4 @@
-// RATE_LIMIT (DESIGN §2): requests per minute per verified API key, or per client address for requests without a
+// RATE_LIMIT: requests per minute per verified API key, or per client address for requests without a
 // valid key (no key, a made-up key, a public route). Counting happens after the key is verified (auth hook), so a
 // made-up `Bearer x` spends its address's budget instead of getting a fresh one.
 //
@@ -254,7 +254,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The 429 answer, sent from a hook (before routing and body parsing), in the envelope of DESIGN §2. */
+/** The 429 answer, sent from a hook (before routing and body parsing), in the outcome envelope. */
 export function sendTooManyRequests(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -21,7 +21,7 @@ interface Evaluation {
   lagThreshold: { changeSets: number; seconds: number };
 }
 
-/** Operation 5 (DESIGN §6): load the facts (a fixed number of queries), diagnose (pure), optionally wait. */
+/** Operation 5: load the facts (a fixed number of queries), diagnose (pure), optionally wait. */
 @Injectable()
 export class ChangeSetStateService {
   constructor(

@@ -5,7 +5,7 @@ import { ApiErrorResponses } from '../openapi/api-error-responses.js';
 import { AgentResponse, ChangeSetCreatedRequest, HeartbeatRequest, ReportRequest } from './dto/agent.dto.js';
 import { ReplicationIngestionService, type IngestionOutcome } from './replication-ingestion.service.js';
 
-/** Where replication agents report progress (DESIGN §6). Every call is idempotent and safe to retry. */
+/** Where replication agents report progress. Every call is idempotent and safe to retry. */
 @ApiTags('Replication')
 @ApiBearerAuth()
 @ApiErrorResponses()

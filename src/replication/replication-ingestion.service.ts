@@ -13,7 +13,7 @@ export interface IngestionOutcome {
   message: string;
 }
 
-/** The agent side of DESIGN §6: every call is idempotent and safe to retry in any order. */
+/** The agent side of replication diagnostics: every call is idempotent and safe to retry in any order. */
 @Injectable()
 export class ReplicationIngestionService {
   constructor(

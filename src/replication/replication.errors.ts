@@ -9,7 +9,7 @@ export enum ReplicationErrorCode {
 }
 
 export class ReplicationError extends ApiError<ReplicationErrorCode> {
-  /** Business outcomes (DESIGN §2): 200 with Succeeded:false, keeping the operation's documented fields. */
+  /** Business outcomes (as every RPC operation): 200 with Succeeded:false, keeping the operation's documented fields. */
   readonly status = 200;
 
   static changeSetNotFound(collection: string, origin: string, reason: string): ReplicationError {

@@ -1,4 +1,4 @@
-// Prometheus gauges of DESIGN §6 "Beyond", on the app's registry (GET /metrics): per live node and (collection,
+// Prometheus gauges of replication lag, on the app's registry (GET /metrics): per live node and (collection,
 // origin) its lag in change sets and seconds, and per (collection, origin) the safe-to-prune point. Computed when
 // scraped (three queries over all collections, shared by the three gauges), so they are current without any
 // background job and cost nothing between scrapes.

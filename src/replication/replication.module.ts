@@ -13,7 +13,7 @@ import { ReplicationNotifier } from './replication.notifier.js';
 import { ReplicationRetention } from './replication-retention.js';
 import { ReplicationStore } from './replication.store.js';
 
-/** Replication diagnostics (DESIGN §6, operation 5): agent ingestion, the diagnosis with its wait, topology. */
+/** Replication diagnostics (operation 5, docs/replication.md): agent ingestion, the diagnosis with its wait, topology. */
 registerEntities(REPLICATION_ENTITIES);
 
 @Module({

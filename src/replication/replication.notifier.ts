@@ -1,5 +1,5 @@
 // Wakes changeSetState waits (WaitSeconds) when a report for their (collection, origin) is committed — without a
-// held database connection or a busy loop (DESIGN §6 "Beyond").
+// held database connection or a busy loop.
 // - In this process: an EventEmitter keyed by (collection, origin), fired by the ingestion after commit.
 // - Across instances on PostgreSQL: ingestion calls pg_notify in its transaction; each process keeps ONE dedicated
 //   pg client LISTENing (opened on the first wait, reconnected on the next wait after a failure) and re-emits.

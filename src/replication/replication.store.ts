@@ -1,4 +1,4 @@
-// Reads and writes of the replication model (DESIGN §6). Every write is an idempotent, atomic upsert, so a
+// Reads and writes of the replication model. Every write is an idempotent, atomic upsert, so a
 // retried, repeated or out-of-order agent call changes nothing it should not, and concurrent reports from many
 // nodes lose nothing: watermarks move only forward (`WHERE excluded.applied > …`), apply times keep the earliest
 // report, errors are deduplicated by a unique index, a node's last sign of life only moves forward.

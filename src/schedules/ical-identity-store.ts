@@ -1,4 +1,4 @@
-// What an import stores to know a series again (issue 24): each series' hashed key, its UID and SEQUENCE on its
+// What an import stores to know a series again: each series' hashed key, its UID and SEQUENCE on its
 // schedule row. The import looks series up by key (or by a UID the export derived from a schedule id) and updates
 // those it finds; the export reads UID and SEQUENCE back.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The iCalendar import's answer (issue 31 item 2: bounded): the 400 of a calendar refused as a whole, the items the
+// The iCalendar import's answer, bounded in size: the 400 of a calendar refused as a whole, the items the
 // DTO or the engine refused reported as skipped with their lines, `SkippedCounts` and the summary in `Message`.
 import type { FieldError } from '../errors/api-error.js';
 import type { IcalSkippedCount } from './dto/ical.dto.js';
@@ -13,7 +13,7 @@ import { ScheduleError } from './schedules.errors.js';
 /** Skipped components named in Message; all of them are in `Skipped`. */
 const MAX_NAMED_IN_MESSAGE = 10;
 /**
- * Skipped components listed one by one in the answer, and errors in a 400 (issue 31: 200,000 skipped components
+ * Skipped components listed one by one in the answer, and errors in a 400 (200,000 skipped components once
  * answered 28.7 MB, and an Idempotency-Key stored it); the rest are counted by kind.
  */
 export const MAX_SKIPPED_LISTED = 100;

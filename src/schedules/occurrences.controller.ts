@@ -58,7 +58,7 @@ export class OccurrencesController {
 
   @Post('hasOccurrences/byGroup')
   @HttpCode(200)
-  // 1,000 groups and 50,000 ids (DESIGN §3) take about 2 MB of JSON: more than the default BODY_LIMIT.
+  // 1,000 groups and 50,000 ids (operation 1's maximum) take about 2 MB of JSON: more than the default BODY_LIMIT.
   @RouteLimits({ bodyLimit: 4 * 1024 * 1024 })
   @RequireScope('schedules', { publicWhen: (config) => config.publicOccurrences })
   @ApiOperation({

@@ -1,4 +1,4 @@
-// Operation 1 and the occurrence listing (DESIGN §3): answers come from cached compiled series, which jump straight
+// Operation 1 and the occurrence listing: answers come from cached compiled series, which jump straight
 // to the window and stop at the first overlapping occurrence.
 import { Injectable } from '@nestjs/common';
 import { TimeSlicer } from '../common/time-slicer.js';

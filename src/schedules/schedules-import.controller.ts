@@ -116,7 +116,7 @@ function charsetOf(request: FastifyRequest): string | undefined {
 
 /**
  * The body check of the import (RouteLimits bodyCheck): each content line measured as the chunks arrive, so a line
- * over MAX_LINE_LENGTH (a 25 MB RDATE) is a 400 naming it without the body being collected or decoded (issue 31).
+ * over MAX_LINE_LENGTH (a 25 MB RDATE) is a 400 naming it without the body being collected or decoded.
  * A body in another charset than UTF-8 is measured in octets, against a bound no line of its characters can pass.
  */
 function calendarLinesCheck(request: FastifyRequest): ((chunk: Buffer) => void) | undefined {

@@ -1,4 +1,4 @@
-// iCalendar import (issues 16, 24): the calendar is mapped to schedule items by the pure importer
+// iCalendar import: the calendar is mapped to schedule items by the pure importer
 // (ical/ical-import.ts), in slices with the event loop free in between; each series (one UID: the master and its
 // overrides) becomes a schedule of its own (docs/decisions.md). Every item goes through what POST /api/v1/Schedule
 // runs — the request DTO's validation and the recurrence engine's check — and every field those name is mapped back
@@ -42,7 +42,7 @@ import { SeriesCache } from './series-cache.js';
 const EXCEPTION_PATH = /ScheduleItems\[\d+\]\.Recurrence\.Exceptions\[\d+\]/g;
 const ITEM_PATH = /^ScheduleItems\[(\d+)\]/;
 /**
- * The import's work budget (issue 31 item 3): a base plus an allowance per KiB of calendar, so the work one request
+ * The import's work budget: a base plus an allowance per KiB of calendar, so the work one request
  * can cause grows with what it may store. It is time, so it must leave room for a machine busy with other work: the
  * 10,000-event e2e calendar passed 2 s + 10 ms a KiB on a 2-core machine at load 10; rules that cost far more per
  * byte stop with a 400 instead of holding a core (beyond ~1.7 MB the route deadline is the tighter bound).

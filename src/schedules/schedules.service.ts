@@ -1,4 +1,4 @@
-// Schedule CRUD (DESIGN §3). Every write is validated by compiling it with the recurrence engine first and is
+// Schedule CRUD. Every write is validated by compiling it with the recurrence engine first and is
 // stored in one transaction, so a rejected or failed write leaves nothing behind.
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';

@@ -1,4 +1,4 @@
-// Compiled recurrence series per schedule, parsed once and reused (issue: "rules are parsed once and cached"), never
+// Compiled recurrence series per schedule, parsed once and reused (parsing costs more than answering), never
 // served stale, also when a schedule is changed through another service instance on the same database.
 //
 // Every lookup first reads schedule_stats.change_generation (one row plus its deltas), which every statement updating

@@ -17,7 +17,7 @@ import { DEFAULT_COUNT, MAX_RESULTS, type ListQuery } from './scim-users.service
 /** Larger offsets would overflow SQLite's integer; no page can start there anyway. */
 const MAX_START_INDEX = 2_147_483_647;
 /**
- * The range the document states for startIndex and count (issue 33: no unbounded request integer). The service
+ * The range the document states for startIndex and count (no request integer is unbounded). The service
  * clamps a value outside it as RFC 7644 §3.4.2.4 says rather than refusing it (docs/decisions.md).
  */
 export const SCIM_PAGING_RANGE = { minimum: -2_147_483_648, maximum: MAX_START_INDEX } as const;
@@ -131,8 +131,8 @@ export function parseSort(
 
 /**
  * RFC 7643 §3: `schemas` is a multi-valued attribute, so a body's `schemas` (member name in any letter case) must be
- * an array of strings when it is given; anything else is `400 invalidSyntax`, what a PATCH body has answered since
- * issue 9. A missing `schemas` stays accepted (the interface document's PATCH body and several IdPs omit it).
+ * an array of strings when it is given; anything else is `400 invalidSyntax`, what a PATCH body has always answered.
+ * A missing `schemas` stays accepted (the interface document's PATCH body and several IdPs omit it).
  */
 export function requireSchemasArray(body: unknown): void {
   if (!isPlainObject(body)) return;

@@ -13,7 +13,7 @@ import { rethrowEngineError, ScimError, ScimErrorCode } from './scim.errors.js';
 export const MAX_FILTER_LENGTH = 10_000;
 export const MAX_FILTER_DEPTH = 100;
 /**
- * Comparisons per filter (issue 14): a 240-term filter over users with thousands of emails each held the process
+ * Comparisons per filter: a 240-term filter over users with thousands of emails each held the process
  * for seconds. Past this, 400 tooMany: the filter is more than the service is willing to evaluate.
  */
 export const MAX_FILTER_TERMS = 100;

@@ -1,4 +1,4 @@
-// The SCIM User resource (RFC 7644 §3.3–§3.7, DESIGN §4): create, read, list, replace, patch and delete on top of
+// The SCIM User resource (RFC 7644 §3.3–§3.7, docs/scim.md): create, read, list, replace, patch and delete on top of
 // the pure engine (normalizeUserInput, applyUserPatch) and the repository. Writes use the version the request read:
 // with If-Match a changed user is 412, without it the read-modify-write is retried, so two PATCHes racing on one
 // user never lose an update.
@@ -61,7 +61,7 @@ export interface ListQuery {
 /** The request's `If-Match` header (RFC 7232 §3.1, SCIM compares weakly: RFC 7644 §3.14). */
 export type IfMatch = string | undefined;
 
-/** Array elements across all operation values of one user PATCH (issue 14: bounded work per request). */
+/** Array elements across all operation values of one user PATCH (bounded work per request). */
 export const MAX_PATCH_VALUES = 2_000;
 
 /** Counts the array elements in a PATCH body's values before any is applied (each add compares with the rest). */

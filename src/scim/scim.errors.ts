@@ -1,4 +1,4 @@
-// The SCIM area's one error class (STYLE.md). Codes that are RFC 7644 §3.12 `scimType` values are emitted as such;
+// The SCIM area's one error class. Codes that are RFC 7644 §3.12 `scimType` values are emitted as such;
 // the others (NotFound, PreconditionFailed, Conflict) carry only an HTTP status. The global filter builds its
 // envelope from `code`, and scim-error.renderer.ts turns that envelope into the SCIM error schema.
 import { ApiError } from '../errors/api-error.js';
@@ -117,7 +117,7 @@ export function rethrowEngineError(error: unknown, overflowType = ScimErrorCode.
 }
 
 /**
- * PostgreSQL cannot store U+0000 in text or jsonb (a 500 there, issue 14): refuse it on both engines, naming the
+ * PostgreSQL cannot store U+0000 in text or jsonb (a 500 there): refuse it on both engines, naming the
  * attribute. Walks the (already size-bounded) parsed resource.
  */
 export function checkNoNul(value: unknown, path: string): void {

@@ -1,4 +1,4 @@
-// The SCIM users area (DESIGN §4, operation 3): /api/v1/scim/Users plus RFC 7644 §4 discovery, answering errors
+// The SCIM users area (operation 3, docs/scim.md): /api/v1/scim/Users plus RFC 7644 §4 discovery, answering errors
 // in the SCIM error schema through the global filter's renderer hook (and an onSend hook for the few answers that
 // bypass the filter).
 import { Module, type OnModuleInit } from '@nestjs/common';

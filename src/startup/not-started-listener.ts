@@ -1,4 +1,4 @@
-// What answers on the service's port while start-up waits for its storage (issue 30): live 200, ready 503 with the
+// What answers on the service's port while start-up waits for its storage: live 200, ready 503 with the
 // reason, every other request 507 StorageFull / 503 DatabaseUnavailable with Retry-After — nothing is served from a
 // database that is not migrated or not opened. A bare node:http server: the app it stands in for could not be built.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Which start-up failures are a storage condition the service reports at run time (issue 30): a full disk, a
+// Which start-up failures are a storage condition the service reports at run time: a full disk, a
 // read-only or failing file. Such a start is deferred (the instance listens, not ready) instead of ending the
 // process: under an orchestrator an exit is a crash loop that no restart can end, since a restart brings no space.
 import type { DatabaseConfig } from '../config/config.js';

@@ -1,4 +1,4 @@
-// OpenTelemetry tracing (issue 17), started only when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set.
+// OpenTelemetry tracing, started only when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set.
 // Off, nothing is loaded: no SDK, no context manager (AsyncLocalStorage would cost every promise of every request,
 // see src/logging/request-context.ts), no hooks; `traced` and `tracedFetch` call straight through.
 // On, a NodeTracerProvider with the AsyncLocalStorage context manager and the W3C trace-context propagator exports

@@ -1,4 +1,4 @@
-// Request validation compiled from DTO decorators (DESIGN §2: JSON keys bind case-insensitively; a bad request is a
+// Request validation compiled from DTO decorators (JSON keys bind case-insensitively; a bad request is a
 // 400 listing every bad field as {Field, Message} with paths like `Groups[2].ScheduleIds[0]`).
 // Why not class-validator at request time: plainToInstance + validateSync build class instances, scan the whole
 // metadata store and build ValidationError trees on every request (about 25k validations/s on a 1 KB body here),

@@ -1,5 +1,5 @@
 // Custom constraints that state their rule in JSON Schema (DescribedConstraint): the compiled plan's JSON Schema
-// carries it, and what that schema accepts the validator accepts (issue 33 item 2: the OpenAPI document is
+// carries it, and what that schema accepts the validator accepts (the OpenAPI document is
 // generated from it, and a client that keeps to the document must not be refused).
 import { describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';

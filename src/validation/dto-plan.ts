@@ -1,5 +1,5 @@
 // Reads a DTO class's class-validator (and class-transformer @Type) decorator metadata once and turns it into a
-// plan of plain data + small check closures that compile-dto.ts executes per request (DESIGN §2: the DTOs are the
+// plan of plain data + small check closures that compile-dto.ts executes per request (the DTOs are the
 // single source of validation rules). Anything whose meaning the plan could not reproduce exactly is rejected here,
 // at compile time, so no rule is silently dropped.
 import 'reflect-metadata';

@@ -1,5 +1,5 @@
 // The one global validation pipe: DTO classes (class-validator decorators) are compiled once into fast
-// validators that bind property names case-insensitively and name every bad field by its path (DESIGN §2).
+// validators that bind property names case-insensitively and name every bad field by its path.
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { PlatformError } from '../errors/api-error.js';
 import { compileDtoCached } from './compile-dto.js';

@@ -3,7 +3,7 @@ import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-va
 import { OptionalNestedList } from './nested.js';
 
 // The service carries these identity fields through without reading them; the bounds are generous ones it enforces
-// so that no request string or list is unbounded (issue 33, docs/decisions.md).
+// so that no request string or list is unbounded (docs/security.md "Bounded work").
 export const MAX_IDENTITY_LENGTH = 256;
 export const MAX_CLAIM_VALUE_LENGTH = 1024;
 export const MAX_IDENTITY_ITEMS = 100;

@@ -132,7 +132,7 @@ export function normalised(kind: ColumnKind, value: unknown): string | number | 
 /** A row's 128-bit digest (the first half of its normalised values' SHA-256). */
 function rowDigestBytes(kinds: readonly ColumnKind[], row: readonly unknown[]): Buffer {
   const values = row.map((value, index) => normalised(kinds[index], value));
-  // The one-shot hash: a Hash object per row cost as much again as the hashing (issue 29's bench profile).
+  // The one-shot hash: a Hash object per row cost as much again as the hashing (a CPU profile of bench/db-copy.mjs).
   return hash('sha256', JSON.stringify(values), 'buffer');
 }
 

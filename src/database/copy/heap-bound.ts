@@ -1,4 +1,4 @@
-// A copy's memory is bounded by its batch, not by the data (issue 29): the rows of a batch are garbage once written,
+// A copy's memory is bounded by its batch, not by the data: the rows of a batch are garbage once written,
 // but V8 grows its old generation with the allocation rate before it collects it, so a long copy's peak RSS grew
 // with the rows (225 MB at 700,000 rows, 305–326 MB at 3.5 million) while its live heap stayed at 46–52 MB.
 // A full collection every `interval` rows keeps the heap near what is live; ~20–40 ms each, every 100,000 rows.

@@ -1,5 +1,5 @@
 // Parses the `Authorization: Signature …` header of draft-cavage-http-signatures-12 §2.1 / §4.1 (the scheme
-// SmartThings signs webhook calls with). Framework-free on purpose: see STYLE.md.
+// SmartThings signs webhook calls with). Framework-free on purpose (eslint.config.js, PURE_FOLDERS).
 
 export interface ParsedSignature {
   keyId: string;

@@ -123,7 +123,7 @@ export async function verifySignedRequest(request: SignedRequest): Promise<Signa
     }
   };
   let valid = verifies(signingString.value);
-  // SmartThings signs a target URL's path without its query (smartapp-sdk-nodejs issues #255/#259: the SDK strips
+  // SmartThings signs a target URL's path without its query (SmartThings' own SDK, smartapp-sdk-nodejs, strips
   // the query before verifying), so a target registered with one (`?code=…`) is checked on its path too. The
   // webhook reads nothing from the query, so leaving it unsigned changes nothing it acts on.
   const query = path.indexOf('?');

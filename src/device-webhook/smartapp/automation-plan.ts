@@ -1,4 +1,4 @@
-// The door/lights automation of DESIGN §7 as plain data: which SmartThings API calls (SmartThings REST API:
+// The door/lights automation (docs/device-webhook.md) as plain data: which SmartThings API calls (SmartThings REST API:
 // installedapps/{id}/subscriptions, installedapps/{id}/schedules, devices/{id}/commands) a lifecycle leads to.
 // Executing them (tokens, retries, time budget) is someone else's job, so this file can be tested alone.
 import { LIGHTS_OFF_SCHEDULE } from './smartapp-definition.js';

@@ -38,7 +38,7 @@ export function lifecycleOf(body: unknown): string | undefined {
 
 /**
  * Whether the service may GET a CONFIRMATION's confirmationUrl itself: https on smartthings.com or a subdomain
- * (DESIGN §7), or the origin the service already trusts as its SmartThings API. Anything else is only logged for
+ * (SmartThings' hosts), or the origin the service already trusts as its SmartThings API. Anything else is only logged for
  * an operator, so a signed-but-odd request cannot make the service fetch arbitrary URLs.
  */
 export function isTrustedConfirmationUrl(url: string, apiUrl: string): boolean {

@@ -1,6 +1,6 @@
 // The SmartApp's configuration as the SmartThings CONFIGURATION lifecycle asks for it (SmartThings developer
 // docs, "Configuration": INITIALIZE → configurationData.initialize, PAGE → configurationData.page). The settings
-// are the interface document's Config: contactSensor, lightSwitch, minutes (DESIGN §7).
+// are the interface document's Config: contactSensor, lightSwitch, minutes.
 
 export const SETTING_CONTACT_SENSOR = 'contactSensor';
 export const SETTING_LIGHT_SWITCH = 'lightSwitch';

@@ -1,5 +1,5 @@
 // Correlation and deadlines: every request gets its RequestContext (correlation id from X-Correlation-Id, else
-// Context.CorrelationId of the body, else generated — DESIGN §2) and the headers every answer carries, set with one
+// Context.CorrelationId of the body, else generated) and the headers every answer carries, set with one
 // call; and, with REQUEST_TIMEOUT_MS, a deadline: unanswered in time is 503 RequestTimeout.
 import fp from 'fastify-plugin';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
@@ -69,7 +69,7 @@ const correlation: FastifyPluginCallback<CorrelationOptions> = (fastify, { confi
     done();
   });
 
-  // DESIGN §2: without the header, a body's Context.CorrelationId names the request.
+  // Without the header, a body's Context.CorrelationId names the request (clients put it there).
   fastify.addHook('preValidation', (request: TimedRequest, reply, done) => {
     if (request.headers[CORRELATION_HEADER] === undefined && request.context) {
       const fromBody = correlationIdFromBody(request.body);

@@ -1,4 +1,4 @@
-// Load shedding (DESIGN "Failures": overload is a 503 with Retry-After). @fastify/under-pressure samples the event
+// Load shedding (overload is a retryable 503 with Retry-After). @fastify/under-pressure samples the event
 // loop's delay once a second (its mean over the second); while that is above OVERLOAD_EVENT_LOOP_DELAY_MS, a new
 // request is answered at once with 503 Overloaded and Retry-After instead of queueing behind work the instance
 // cannot finish in time (a client that times out costs the instance the whole request anyway). The health routes

@@ -10,7 +10,7 @@ export type JobState = 'queued' | 'running' | 'failed' | 'dead';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'failed', 'dead'];
 
 /**
- * One piece of accepted work that finishes later (DESIGN §2 "Several instances"). `queued`: waiting for its
+ * One piece of accepted work that finishes later (any instance may finish it). `queued`: waiting for its
  * first attempt; `running`: claimed by `locked_by` until `locked_until` (renewed while it runs); `failed`: an
  * attempt failed and another is due at `run_at`; `dead`: gave up, kept with its last error for an operator
  * (`jobs:retry`). A finished job is deleted. Jobs sharing a `queue_key` run one at a time, oldest first.

@@ -1,4 +1,4 @@
-// Rules of DESIGN §5 that the built-in decorators cannot say: a Host is a host name or an IP address, and a
+// Rules of operation 4 that the built-in decorators cannot say: a Host is a host name or an IP address, and a
 // Username is required when AuthRequired is true. Synchronous constraints, so the compiled validator (src/validation)
 // runs them with the whole normalised body and reports them together with every other bad field.
 import {

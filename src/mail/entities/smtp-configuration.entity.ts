@@ -2,7 +2,7 @@ import { Column, Entity, Index } from 'typeorm';
 import { InstantColumn, JsonColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
 
 /**
- * One SMTP sending configuration of a tenant (DESIGN §5). Identity: (tenant, host, port, username), enforced by a
+ * One SMTP sending configuration of a tenant. Identity: (tenant, host, port, username), enforced by a
  * unique index so concurrent ensures cannot create two. Secrets are stored only as EncryptionService ciphertexts.
  */
 @Entity({ name: 'smtp_configurations' })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readSecretInput } from './smtp-secret-input.js';
 
-describe('readSecretInput (DESIGN §5 keep-the-stored-secret rule)', () => {
+describe('readSecretInput: absent, null or a placeholder keeps the stored secret', () => {
   it.each([
     [undefined, { kind: 'keep' }],
     [null, { kind: 'keep' }],

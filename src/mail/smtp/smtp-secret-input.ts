@@ -1,4 +1,4 @@
-// DESIGN §5: how a secret field of ensureSmtpConfiguration is read. Absent, null or a placeholder keeps the stored
+// How a secret field of ensureSmtpConfiguration is read. Absent, null or a placeholder keeps the stored
 // secret (clients echo back what they were shown instead of resending it); an empty string removes it.
 export const PASSWORD_PLACEHOLDER = '<PASSWORD>';
 export const INTERNAL_PASSWORD_PLACEHOLDER = '<INTERNAL_PASSWORD>';

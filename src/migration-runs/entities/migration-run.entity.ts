@@ -6,7 +6,7 @@ export enum MigrationRunStatus {
   Succeeded = 'Succeeded',
   Failed = 'Failed',
   Reverted = 'Reverted',
-  /** A Running run whose process went away before it finished (DESIGN §8). */
+  /** A Running run whose process went away before it finished: reported so, not left Running forever. */
   Abandoned = 'Abandoned',
 }
 

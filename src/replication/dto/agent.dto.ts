@@ -1,4 +1,4 @@
-// Ingestion bodies of DESIGN §6: what replication agents send (changeSetCreated, report, heartbeat).
+// Ingestion bodies: what replication agents send (changeSetCreated, report, heartbeat).
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -42,7 +42,7 @@ export function Name(): PropertyDecorator {
 export function Instant(): PropertyDecorator {
   return (target, property) => {
     IsString()(target, property);
-    // Says in the document the length INSTANT already implies (issue 33: every request string is bounded).
+    // Says in the document the length INSTANT already implies (every request string is bounded).
     MaxLength(INSTANT_MAX_LENGTH)(target, property);
     Matches(INSTANT, { message: `${String(property)} must be an ISO 8601 date-time with an offset or Z` })(
       target,

@@ -1,4 +1,4 @@
-// Operation 5 (interface: "Replication change-set state"), plus the optional wait and lag thresholds of DESIGN §6.
+// Operation 5 (interface: "Replication change-set state"), plus the optional wait and lag thresholds (docs/replication.md).
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { INFO_TYPES } from '../state/change-set-state.js';

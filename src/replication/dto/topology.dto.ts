@@ -1,4 +1,4 @@
-// Servers and nodes: listed, renamed and decommissioned (DESIGN §6; routes designed in docs/replication.md).
+// Servers and nodes: listed, renamed and decommissioned (routes designed in docs/replication.md).
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { Name } from './agent.dto.js';

@@ -1,4 +1,4 @@
-// The replication model of DESIGN §6: servers with nodes; change sets numbered per (collection, origin node); each
+// The replication model (docs/replication.md): servers with nodes; change sets numbered per (collection, origin node); each
 // node's applied watermark per (collection, origin), which only moves forward; the history of apply times (so
 // "when did node X apply change set N" has an exact answer) and the apply errors agents reported.
 // Rows are written with conditional upserts (replication.store.ts); these entities give the schema and the reads.

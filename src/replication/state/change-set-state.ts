@@ -1,8 +1,8 @@
-// DESIGN §6 "changeSetState": the diagnosis of one change set of one (collection, origin node), as a pure function
+// Operation 5 (changeSetState): the diagnosis of one change set of one (collection, origin node), as a pure function
 // of what agents reported (watermarks, apply times, errors), heartbeats and the clock. No I/O here, so every rule
 // below is unit-tested without a database; the service only loads the facts and maps nothing but the envelope.
 //
-// Rules (DESIGN §6, decisions recorded in docs/replication.md):
+// Rules (decisions recorded in docs/replication.md):
 // - Node HasChange: its (effective) watermark ≥ ChangeSet. The origin node created its own change sets, so it has
 //   every number it announced even if its agent never reports on itself.
 // - Server HasChange: all its live nodes have it. FullyReplicated: at least one server in scope, every server in

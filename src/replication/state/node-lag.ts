@@ -1,4 +1,4 @@
-// DESIGN §6 "Beyond": per-node lag in change sets and seconds, and the origin's own watermark. Shared by the
+// Per-node lag in change sets and seconds, and the origin's own watermark. Shared by the
 // changeSetState diagnosis and the Prometheus gauges so both report the same figures.
 
 /**

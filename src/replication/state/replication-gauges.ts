@@ -1,4 +1,4 @@
-// DESIGN §6 "Beyond": the figures behind the Prometheus gauges — per live node and (collection, origin) its lag in
+// The figures behind the Prometheus gauges — per live node and (collection, origin) its lag in
 // change sets and seconds, and per (collection, origin) the safe-to-prune point (lowest watermark over all live
 // nodes; a live node that never reported holds it at 0). Same rules as the changeSetState answer (node-lag.ts).
 import { latestChangeSet } from './resolve-change-set.js';

@@ -1,4 +1,4 @@
-// DESIGN §6 "changeSetState": how the request's Increment names a change set of one (collection, origin node).
+// Operation 5 (changeSetState): how the request's Increment names a change set of one (collection, origin node).
 // Change sets are numbered 1, 2, 3… per origin, so Increment ≥ 1 is an absolute number and Increment ≤ 0 counts
 // back from the origin's latest (0 = the latest, -1 = the one before). A number outside 1…latest cannot be
 // evaluated: it is answered as ChangeSetNotFound rather than guessed.

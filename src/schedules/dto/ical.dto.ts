@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsUUID } from 'class-validator';
 import { ScheduleResponse } from './schedule.dto.js';
 
-/** At most this many schedules in one export (issue 16). */
+/** At most this many schedules in one export (one request's work stays bounded). */
 export const MAX_EXPORT_IDS = 1_000;
 
 export class IcalExportQuery {
@@ -18,7 +18,7 @@ export class IcalExportQuery {
   ids!: string[];
 }
 
-/** A calendar component the import left out (issue 24). */
+/** A calendar component the import left out. */
 export class IcalSkippedComponent {
   @ApiProperty({
     type: 'integer',
@@ -53,7 +53,7 @@ export class IcalSkippedComponent {
   Reason!: string;
 }
 
-/** How many components of one kind the import left out (issue 31: `Skipped` lists only the first 100). */
+/** How many components of one kind the import left out (`Skipped` lists only the first 100). */
 export class IcalSkippedCount {
   @ApiProperty({
     example: 'VTODO',
@@ -65,7 +65,7 @@ export class IcalSkippedCount {
   Count!: number;
 }
 
-/** A schedule an import created or updated: one per series (UID) of the calendar (issue 24). */
+/** A schedule an import created or updated: one per series (UID) of the calendar. */
 export class IcalImportedSchedule {
   @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' })
   Id!: string;

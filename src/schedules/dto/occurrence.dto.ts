@@ -116,7 +116,7 @@ export class OccurrenceDto {
   @ApiProperty({
     example: false,
     description:
-      'Extension (issue 24): true when the occurrence is whole local days of an all-day item (Start and End are ' +
+      'Extension: true when the occurrence is whole local days of an all-day item (Start and End are ' +
       'then the UTC instants of those days’ midnights in the item’s StartTimeZone); false for timed items and for ' +
       'an all-day item’s occurrence an exception moved to a time of day. Always present.',
   })

@@ -251,7 +251,7 @@ export class ScheduleItemInput {
     example: false,
     default: false,
     description:
-      'Extension (issue 24): an all-day item, as an iCalendar DATE event. Start and End (exclusive) must then be ' +
+      'Extension: an all-day item, as an iCalendar DATE event. Start and End (exclusive) must then be ' +
       'starts of local days (midnight) in StartTimeZone with End after Start; Recurrence.StartTime, ' +
       'RecurrenceDates and ExceptionDates midnights too, Duration and Offset whole days, no sub-daily FREQ or ' +
       'BYHOUR/BYMINUTE/BYSECOND. Each occurrence lasts whole days (default: End − Start in days). Absent = false.',
@@ -364,7 +364,7 @@ export class ScheduleItemDto {
   @ApiProperty({
     example: false,
     description:
-      'Extension (issue 24): true for an all-day item (an iCalendar DATE event, or written with AllDay: true); ' +
+      'Extension: true for an all-day item (an iCalendar DATE event, or written with AllDay: true); ' +
       'Start and End are then starts of local days in StartTimeZone. Always present.',
   })
   AllDay!: boolean;

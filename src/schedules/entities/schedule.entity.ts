@@ -1,4 +1,4 @@
-// Schedule 1—n ScheduleItem 1—0..1 Recurrence 1—n RecurrenceException (DESIGN §3). Date-time fields keep the text
+// Schedule 1—n ScheduleItem 1—0..1 Recurrence 1—n RecurrenceException. Date-time fields keep the text
 // the client sent: StartTime and NewStart may be local wall times whose meaning depends on the item's zone.
 import { Column, Entity, Index, JoinColumn, ManyToOne, OneToMany } from 'typeorm';
 import { InstantColumn, UuidColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';

@@ -1,4 +1,4 @@
-// Property (issue 24 item 5): all-day items stay all-day through the export. For random all-day items of one zone
+// Property: all-day items stay all-day through the export. For random all-day items of one zone
 // (daily-or-longer rules, COUNT/UNTIL, whole-day Offsets and Durations, RDATE/EXDATE, deleted occurrences and ones
 // moved to other days or to a time of day), the export writes DATE events that ical.js expands to exactly the
 // engine's occurrences (start and end), and importing the export gives the same items: AllDay, Start and End, and

@@ -30,7 +30,7 @@ const LINE_BREAK = /\r\n|\n|\r/g;
 
 /**
  * `unfold` one content line at a time, so a caller can stop at the first line over a limit without the rest having
- * been split. A line longer than MAX_LINE_LENGTH is measured but not joined (issue 31: a 25 MB line costs a scan).
+ * been split. A line longer than MAX_LINE_LENGTH is measured but not joined (a 25 MB line costs a scan, not a copy).
  */
 export function* unfoldLines(text: string): Generator<ContentLine> {
   let current: { line: number; parts: string[]; length: number } | undefined;
@@ -79,7 +79,7 @@ const NAME_OCTETS = 64;
 const MAX_OCTETS_PER_CHARACTER = 4;
 
 /**
- * Measures the content lines of a body as its chunks arrive (issue 31): a line is refused (IcalSyntaxError naming
+ * Measures the content lines of a body as its chunks arrive: a line is refused (IcalSyntaxError naming
  * its physical line and property) the moment its unfolded length passes the limit, so a 25 MB line is neither
  * buffered nor decoded. A UTF-8 body's code points are counted (octets that do not continue a UTF-8 sequence),
  * never more than the characters `unfoldLines` counts after decoding, so it refuses only lines the parse would

@@ -1,4 +1,4 @@
-// Issue 33 item 6: what lenient readers take — several VCALENDARs in one body, VTIMEZONEs written as lists of
+// What lenient readers take — several VCALENDARs in one body, VTIMEZONEs written as lists of
 // onsets, malformed lines of properties the service does not store.
 import { describe, expect, it } from '@jest/globals';
 import { IcalImportError, importCalendar } from './ical-import.js';

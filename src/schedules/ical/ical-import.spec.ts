@@ -129,7 +129,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
       { Start: '2026-07-05T09:00:00+02:00', StartTimeZone: 'Europe/Berlin' },
     ],
     [
-      'custom TZID whose rules no IANA zone has: its own rules as a POSIX TZ string (issue 24 item 3)',
+      'custom TZID whose rules no IANA zone has: its own rules as a POSIX TZ string',
       [
         'BEGIN:VTIMEZONE',
         'TZID:Customized Time Zone',
@@ -167,7 +167,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     );
   });
 
-  it('reads a date UNTIL on a timed series as the end of that day in the series’ zone (issue 33)', () => {
+  it('reads a date UNTIL on a timed series as the end of that day in the series’ zone', () => {
     const until = (zone: string, start: string) =>
       items(ics(...event('UID:u', `DTSTART${zone}:${start}`, 'RRULE:FREQ=DAILY;UNTIL=20260110;BYHOUR=9')))[0]
         .Recurrence?.Pattern;
@@ -202,7 +202,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     ).toBe('FREQ=DAILY;UNTIL=20261340');
   });
 
-  it('reads a date without VALUE=DATE, and a date-time under VALUE=DATE, as an all-day date (issue 33)', () => {
+  it('reads a date without VALUE=DATE, and a date-time under VALUE=DATE, as an all-day date', () => {
     const bare = importCalendar(ics(...event('UID:b', 'DTSTART:20041225', 'DTEND:20041226')));
     expect(bare.ScheduleItems[0]).toMatchObject({
       Start: '2004-12-25T00:00:00Z',
@@ -226,7 +226,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     ]);
   });
 
-  it('keeps an event whose SUMMARY is over 500 characters, its Name cut with … and the cut reported (issue 33)', () => {
+  it('keeps an event whose SUMMARY is over 500 characters, its Name cut with … and the cut reported', () => {
     const long = 'Board meeting '.repeat(50); // 700 characters
     const imported = importCalendar(ics(...event('UID:s', `SUMMARY:${long}`, 'DTSTART:20260105T090000Z')));
     const name = imported.ScheduleItems[0].Name!;
@@ -253,7 +253,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(exact.skipped).toEqual([]);
   });
 
-  it('keeps an event with two SUMMARY lines: the first is the Name, the second is reported (issue 33)', () => {
+  it('keeps an event with two SUMMARY lines: the first is the Name, the second is reported', () => {
     const imported = importCalendar(
       ics(...event('UID:t', 'SUMMARY:First', 'SUMMARY:Second', 'DTSTART:20260105T090000Z')),
     );
@@ -359,7 +359,7 @@ describe('importCalendar: mapping (RFC 5545 → ScheduleInput)', () => {
     expect(days.map(({ start, end }) => (end - start) / 3_600_000)).toEqual([24, 23]);
   });
 
-  it('marks DATE events AllDay (issue 24 item 5), not timed ones nor a DATE event that lasts no day', () => {
+  it('marks DATE events AllDay, not timed ones nor a DATE event that lasts no day', () => {
     const imported = items(
       ics(
         'X-WR-TIMEZONE:Europe/Berlin',
@@ -534,7 +534,7 @@ describe('importCalendar: a calendar with nothing importable left is refused, na
   });
 });
 
-describe('importCalendar: skip and report (issue 24)', () => {
+describe('importCalendar: skip and report', () => {
   const valid = event('UID:ok', 'DTSTART:20260105T090000Z');
 
   it.each<[string, string[], { line: number; component: string; uid: string | null; reason: RegExp }]>([

@@ -1,4 +1,4 @@
-// Issue 31 item 1: the import's size limits apply while the text is read — an oversize part is refused (or its
+// The import's size limits apply while the text is read — an oversize part is refused (or its
 // event skipped) in about the time it takes to find it, without being split into values first.
 import os from 'node:os';
 import { describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// Size limits of an iCalendar import, applied while the text is read (issue 31): each content line is measured
+// Size limits of an iCalendar import, applied while the text is read: each content line is measured
 // before it is joined from its folds, each list value is counted before ical.js splits it, and components are
 // counted at their BEGIN — so an oversize part is refused (400 naming its line) or its component skipped and
 // reported without the part ever being built. The costs behind each number are in docs/security.md.

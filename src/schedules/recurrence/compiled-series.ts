@@ -1,4 +1,4 @@
-// Window queries over one schedule item's recurrence set (RFC 5545 §3.8.5.3 plus DESIGN §3): the RRULE's instances
+// Window queries over one schedule item's recurrence set (RFC 5545 §3.8.5.3, our DST rules): the RRULE's instances
 // and the RDATEs, less the EXDATEs (compared before Offset, as DTSTART-like instants), then Offset and Duration
 // applied per occurrence (RFC 5545 §3.3.6 nominal days), exceptions matched by original start instant (like
 // RECURRENCE-ID, RFC 5545 §3.8.4.4), and overlap — not start-in-window — as the test. Queries jump to the window

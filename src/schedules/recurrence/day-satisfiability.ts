@@ -1,6 +1,6 @@
 // RFC 5545 §3.3.10: whether the day-level BYxxx parts of a rule (BYMONTH, BYMONTHDAY, BYYEARDAY, BYWEEKNO, BYDAY)
 // name any day at all. `BYMONTH=2;BYMONTHDAY=30` names none, whatever FREQ; at FREQ=SECONDLY a cursor took ~13 ms
-// to find that out by walking days (issue 31: 2,000 such events cost 26 s of a core). Decided once per distinct
+// to find that out by walking days (2,000 such events in one import cost 26 s of a core). Decided once per distinct
 // set of parts, on a few calendar years, before anything is expanded.
 import { daysFromCivil } from './calendar.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type ScheduleItemInput, compileSeries } from './series-compiler.js';
 
-// DESIGN §3 DST rules, each in Europe/Berlin (2025: CET→CEST at 01:00Z on 30 March, back at 01:00Z on 26 October)
+// The DST rules, each in Europe/Berlin (2025: CET→CEST at 01:00Z on 30 March, back at 01:00Z on 26 October)
 // and America/New_York (2025: EST→EDT at 07:00Z on 9 March, back at 06:00Z on 2 November). Expected instants are
 // worked out by hand from those offsets.
 
@@ -192,7 +192,7 @@ const CASES: readonly Case[] = [
   },
 ];
 
-describe('DST rules (DESIGN §3)', () => {
+describe('DST rules: gap shifted forward, ambiguous first, repeated hour once', () => {
   it.each(CASES)('$zone — $name ($pattern)', ({ zone, startTime, pattern, expected }) => {
     expect(starts({ StartTimeZone: zone, Recurrence: { StartTime: startTime, Pattern: pattern } })).toEqual(
       expected,

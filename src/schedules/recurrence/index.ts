@@ -1,4 +1,4 @@
-// Public surface of the recurrence engine (RFC 5545 recurrence sets for DESIGN §3 schedules). Framework-free.
+// Public surface of the recurrence engine (RFC 5545 recurrence sets for schedules). Framework-free.
 export { RecurrenceError } from './recurrence-error.js';
 export { compileSeries } from './series-compiler.js';
 export type { ScheduleItemInput, RecurrenceInput, RecurrenceExceptionInput } from './series-compiler.js';

@@ -427,7 +427,7 @@ const EXAMPLES: readonly Example[] = [
     // RFC erratum: the printed UNTIL=19970902T170000Z is 13:00 EDT, which would end the series after 12:00, yet
     // the RFC lists 09:00, 12:00 and 15:00 (the 5:00 PM of the title is local time). The listed result needs
     // UNTIL=19970902T210000Z (17:00 EDT); that corrected rule is checked here. The literal rule, with UNTIL
-    // compared as an instant as DESIGN §3 requires, is checked separately below.
+    // compared as an instant as the service compares it, is checked separately below.
     title: 'Every 3 hours from 9:00 AM to 5:00 PM on a specific day (UNTIL corrected per the erratum)',
     dtstart: '1997-09-02T09:00',
     rrules: ['FREQ=HOURLY;INTERVAL=3;UNTIL=19970902T210000Z'],

@@ -1,7 +1,7 @@
 // RFC 5545 §3.8.5.3 recurrence set, walked in local wall time from any instant:
 // - periods of FREQ × INTERVAL are generated in wall-clock time (sub-daily steps too, so a repeated fall-back hour
 //   is produced once); BYSETPOS picks positions within one period's sorted set;
-// - wall times become instants with the zone rules of DESIGN §3 (gap → shifted forward, ambiguous → first
+// - wall times become instants with the service's zone rules (gap → shifted forward, ambiguous → first
 //   instant); because a shifted time can land after later wall times, instants are held back until no later
 //   period can produce a smaller one, then emitted sorted and without duplicates;
 // - DTSTART is always the first occurrence; candidates at or before it (in wall time or as an instant) are dropped;

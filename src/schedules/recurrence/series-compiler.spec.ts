@@ -175,7 +175,7 @@ describe('compileSeries validation: every error names its field', () => {
   });
 });
 
-describe('simple fields and Pattern together (DESIGN §3)', () => {
+describe('simple fields and Pattern together: Pattern authoritative, simple fields fill its gaps', () => {
   it('simple fields alone: every 2 days, 3 occurrences (Interval padded up to 20 characters still reads)', () => {
     expect(startsOf(daily({ Interval: ` 2${' '.repeat(18)}`, EndCount: 3 }))).toEqual([
       '2025-01-01T09:00:00.000Z',

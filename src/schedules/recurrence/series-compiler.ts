@@ -1,4 +1,4 @@
-// Turns a schedule item as the API receives it into a CompiledSeries (DESIGN §3 on top of RFC 5545 §3.3.10 and
+// Turns a schedule item as the API receives it into a CompiledSeries (the service's rules on top of RFC 5545 §3.3.10 and
 // §3.8.5.3): the simple fields (RecurrenceType, Interval, EndCount, EndTime) fill what `Pattern` lacks, and any
 // contradiction between them is an error naming the field. All validation happens here, once; the result is
 // immutable and can be cached by the caller.
@@ -161,7 +161,7 @@ function compileExceptions(list: unknown, zone: ZoneRules): ExceptionSpec[] {
       throw new RecurrenceError(`${at}.IsDeleted`, 'must be a boolean');
     }
     const isDeleted = e.IsDeleted === true;
-    // Instants win; the local wall-time fields are the fallback (DESIGN §3).
+    // Instants win; the local wall-time fields are the fallback (NewStart/NewEnd, read in the item's zone).
     const newStart =
       parseMoment(e.NewStartTime, `${at}.NewStartTime`, zone) ??
       parseMoment(e.NewStart, `${at}.NewStart`, zone);

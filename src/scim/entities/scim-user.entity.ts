@@ -10,7 +10,7 @@ import {
 export type ScimStoredAttributes = Record<string, string | number | boolean | null | object>;
 
 /**
- * A SCIM User (DESIGN §4). `userName` and `externalId` have their own columns because clients look users up by
+ * A SCIM User. `userName` and `externalId` have their own columns because clients look users up by
  * them (Entra and Okta filter on userName before every create); `user_name_lower` carries the case-insensitive
  * uniqueness of userName in a plain unique index that both SQLite and PostgreSQL can use for `eq`. Every other
  * attribute lives in `attributes`, the user in SCIM core-schema form (RFC 7643 §4.1, enterprise extension under

@@ -10,7 +10,7 @@ import { CORE_GROUP_SCHEMA_ID } from '../schema/group-schema.js';
 import { ScimPatchError } from './scim-patch.errors.js';
 import { isPlainObject, parsePatchRequest, type ScimPatchOperation } from './scim-patch-request.js';
 
-/** Bounds (issue 14): no single request may carry unbounded work (operations: scim-patch-request.ts). */
+/** Bounds: no single request may carry unbounded work (operations: scim-patch-request.ts). */
 export const MAX_MEMBERS_PER_REQUEST = 10_000;
 export const MAX_GROUP_NAME = 256;
 

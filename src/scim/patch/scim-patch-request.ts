@@ -5,7 +5,7 @@
 import { ScimPatchError } from './scim-patch.errors.js';
 
 /**
- * Operations per PATCH (issue 14): 9,000 filter-path operations once held the process for 15 s. Entra sends a few
+ * Operations per PATCH: 9,000 filter-path operations once held the process for 15 s. Entra sends a few
  * per request, Okta one; a thousand leaves room for any client and bounds the work.
  */
 export const MAX_PATCH_OPERATIONS = 1_000;

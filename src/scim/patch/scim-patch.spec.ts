@@ -466,7 +466,7 @@ describe('Microsoft Entra ID and Okta requests', () => {
       expected: { roles: [{ value: 'r7', display: 'Auditor' }] },
     },
     {
-      // Issue 33 item 5: /Schemas advertises value/display as the writable names; Id/DisplayName mirror them.
+      // /Schemas advertises value/display as the writable names; Id/DisplayName mirror them.
       name: 'a role giving value and Id (display and DisplayName) apart: the RFC names win, the aliases are ignored',
       operations: [
         {
@@ -933,7 +933,7 @@ describe('atomicity (fast-check)', () => {
   });
 });
 
-describe('Entra interop: replace emails[type eq "work"].value (issue 15)', () => {
+describe('Entra interop: replace emails[type eq "work"].value', () => {
   const replaceWork = body({ op: 'Replace', path: 'emails[type eq "work"].value', value: 'new@x.com' });
 
   it('fills the one e-mail that has no type', () => {
@@ -979,13 +979,13 @@ describe('Entra interop: replace emails[type eq "work"].value (issue 15)', () =>
   });
 });
 
-describe('manager "" (issue 15)', () => {
+describe('manager "" (Entra clears the manager so)', () => {
   it('removes the manager instead of storing {"value": ""}', () => {
     const user = { userName: 'a', [ENTERPRISE_USER_SCHEMA_ID]: { department: 'd', manager: { value: 'm' } } };
     for (const operation of [
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: '' },
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager.value`, value: '' },
-      // Entra's list form (issue 33 item 5): an empty list, or a list of one empty value, is no manager either.
+      // Entra's list form: an empty list, or a list of one empty value, is no manager either.
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: [] },
       { op: 'replace', path: `${ENTERPRISE_USER_SCHEMA_ID}:manager`, value: [{ value: '' }] },
     ]) {

@@ -68,7 +68,7 @@ export function coerceSimpleValue(
 
 /**
  * Drops an alias (`Id`, `DisplayName`) whose RFC 7643 name (`value`, `display`) the same object also gives: the RFC
- * name wins (issue 33 item 5). /Schemas advertises only the RFC names as writable, so a client filling every
+ * name wins. /Schemas advertises only the RFC names as writable, so a client filling every
  * advertised sub-attribute may send the aliases with other values (or echo them from an older answer); Entra's app
  * role object (`{"id":"<role guid>","value":"Admin",…}`) means `value` as the role and `id` as the app role's GUID.
  */
@@ -161,7 +161,7 @@ export function coerceComplexValue(
 }
 
 /**
- * Values of one multi-valued attribute (emails, phoneNumbers, roles, …) a user may have (issue 14): 20,000 e-mails
+ * Values of one multi-valued attribute (emails, phoneNumbers, roles, …) a user may have: 20,000 e-mails
  * per user made every filter and PATCH over those users slow. Real directories hold a handful.
  */
 export const MAX_MULTI_VALUES = 100;

@@ -5,7 +5,7 @@
 // URN-qualified names (`urn:…:enterprise:2.0:User:employeeNumber`, or the extension URN alone for all of it).
 import type { ScimAttributeDefinition, ScimResourceSchema } from './scim-schema.types.js';
 
-/** At most this many names per parameter (issue 14: bounded work per request). */
+/** At most this many names per parameter (bounded work per request). */
 export const MAX_PROJECTION_NAMES = 200;
 
 /**

@@ -84,8 +84,9 @@ export const USER_VIEW_SCHEMA: ScimResourceSchema = {
                 'A list of roles for the User: RFC 7643 value/display/type/primary, and Id/DisplayName mirroring value/display.',
               subAttributes: [
                 ...(definition.subAttributes ?? []),
-                // One attribute under two names (issue 23). Advertised readOnly (issue 33 item 5): a schema-driven
-                // client fills every writable sub-attribute, and two writable names for one value invite conflicts.
+                // One attribute under two names (the interface document's and RFC 7643's). Advertised readOnly: a
+                // schema-driven client fills every writable sub-attribute, and two writable names for one value
+                // invite conflicts.
                 attribute(
                   'Id',
                   "Mirrors value under the interface document's name: always returned equal to value. Not " +

@@ -76,7 +76,7 @@ export function resolveAttributePath(
   if (attribute === undefined && path.schema === undefined) {
     // Microsoft Entra ID sends the enterprise `manager` unqualified (PATCH path `manager`, filter `manager eq
     // "<id>"`): an extension attribute marked `unqualified` is also found by its bare name when the core schema
-    // has no attribute of that name (issue 23). Other extension attributes must be qualified (RFC 7644 §3.10).
+    // has no attribute of that name (Entra ID's `manager`). Other extension attributes must be qualified (RFC 7644 §3.10).
     for (const extension of resource.extensions) {
       const candidate = findAttribute(extension.attributes, path.attribute);
       if (candidate?.unqualified === true) {

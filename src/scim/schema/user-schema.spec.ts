@@ -73,7 +73,7 @@ describe('resolveAttributePath', () => {
     ],
     [{ schema: 'urn:example:ext', attribute: 'x' }, { kind: 'unknownSchema' }],
     [{ attribute: 'employeeNumber' }, { kind: 'unknownAttribute' }],
-    // Entra ID's unqualified manager (issue 23): the enterprise attribute, and only that one.
+    // Entra ID's unqualified manager: the enterprise attribute, and only that one.
     [
       { attribute: 'manager', subAttribute: 'value' },
       { kind: 'attribute', schemaId: ENTERPRISE_USER_SCHEMA_ID, isExtension: true, attributeName: 'manager' },
