@@ -1,7 +1,7 @@
 import { Table, TableForeignKey, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { portableTypes } from './portable-types.js';
 
-/** Schedules with their items, recurrences and exceptions (DESIGN §3). */
+/** Schedules with their items, recurrences and exceptions (docs/schedules.md). */
 export class Schedules1763780000100 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const t = portableTypes(queryRunner);

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { portableTypes } from './portable-types.js';
 
-/** SCIM users (DESIGN §4): lookup columns plus the User's other attributes as one JSON document. */
+/** SCIM users (docs/scim.md): lookup columns plus the User's other attributes as one JSON document. */
 export class ScimUsers1763780000200 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const t = portableTypes(queryRunner);

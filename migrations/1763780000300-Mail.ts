@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { portableTypes } from './portable-types.js';
 
-/** SMTP configurations of the mail area (DESIGN §5). */
+/** SMTP configurations of the mail area (docs/mail.md). */
 export class Mail1763780000300 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const t = portableTypes(queryRunner);

@@ -1,7 +1,7 @@
 import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { portableTypes } from './portable-types.js';
 
-/** Replication diagnostics (DESIGN §6): servers, nodes, change sets, watermarks, apply history, apply errors. */
+/** Replication diagnostics (docs/replication.md): servers, nodes, change sets, watermarks, apply history, apply errors. */
 export class Replication1763780000400 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const t = portableTypes(queryRunner);

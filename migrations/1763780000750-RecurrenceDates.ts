@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * RDATE and EXDATE lists of a recurrence (issue 16): JSON arrays of the date-time texts as sent. Plain ADD COLUMN
+ * RDATE and EXDATE lists of a recurrence: JSON arrays of the date-time texts as sent. Plain ADD COLUMN
  * on both engines: TypeORM's SQLite addColumns rebuilds the table, which would run the cascades of the foreign
  * keys that point at it.
  */

@@ -40,7 +40,7 @@ function rowsOf(userId: string, attributes: unknown): EmailRow[] {
 
 /**
  * The elements of every user's `emails` in a table of their own (src/scim/entities/scim-user-email.entity.ts), so
- * that e-mail filters are index lookups instead of a scan of every user's JSON (issue 15: ~74–100 ms among 100,000
+ * that e-mail filters are index lookups instead of a scan of every user's JSON (the scan took ~74–100 ms among 100,000
  * users). Backfilled here from the users already stored; on PostgreSQL a pg_trgm GIN index on `value` serves
  * `co`/`sw`/`ew` when the extension can be created (it is trusted since PostgreSQL 13; without it those filters
  * scan the narrow table instead).

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * iCalendar import of whole calendars (issue 24): `schedules.ical_key`, the SHA-256 of the series an import created
+ * iCalendar import of whole calendars: `schedules.ical_key`, the SHA-256 of the series an import created
  * the schedule for (its UID, docs/schedules.md), so a re-import updates that schedule rather than adding a copy;
  * `schedule_items.all_day`, set for items imported from date-only (all-day) events. Plain ADD COLUMN on both engines
  * (TypeORM's SQLite addColumns rebuilds the table, which would run the cascades of the foreign keys that point at it).

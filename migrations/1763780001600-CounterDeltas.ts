@@ -3,7 +3,7 @@ import { columnType } from '../src/database/portable-columns.js';
 import { portableTypes } from './portable-types.js';
 
 /**
- * Issue 30 item 4: on PostgreSQL every statement writing schedules (or SCIM users) updated the one stats row
+ * Before this migration, on PostgreSQL every statement writing schedules (or SCIM users) updated the one stats row
  * (1763780001250, 1763780000900), so each writer waited for the row lock of the longest open writer — a 20,000-event
  * import held every POST /Schedule of every instance for its ~5 s. The statement-level triggers now INSERT a delta
  * row (count delta, generation bumps) into a table of their own instead: inserts never wait for one another. Readers

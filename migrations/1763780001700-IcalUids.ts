@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The iCalendar identity an import gives a schedule (issue 33): `schedules.ical_uid`, the series' UID as the file
+ * The iCalendar identity an import gives a schedule: `schedules.ical_uid`, the series' UID as the file
  * wrote it (or derived for an event without one), and `schedules.ical_sequence`, its SEQUENCE, so the export writes
  * them back and a re-import of the export updates instead of duplicating. Null for schedules written as JSON, whose
  * UID is derived from their id (docs/decisions.md). Plain ADD COLUMN on both engines (see IcalImportKeys).

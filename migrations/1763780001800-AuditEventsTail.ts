@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { portableTypes } from './portable-types.js';
 
 /**
- * The audit trail's unindexed tail (issue 32 item 4, src/audit/audit-fold.ts). A change's event is written into
+ * The audit trail's unindexed tail (src/audit/audit-fold.ts). A change's event is written into
  * `audit_events_tail`, which has the columns of `audit_events` and only its primary key, so the write's transaction
  * adds one B-tree entry instead of seven; a background fold moves the tail into `audit_events` (and its six
  * filter indexes) in batches, keeping the ids, so ids must never collide between the two: on PostgreSQL each table
