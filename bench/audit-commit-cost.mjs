@@ -1,4 +1,4 @@
-// What one audit event adds to a commit, without the HTTP layer (issue 32 item 4): the real, migrated database
+// What one audit event adds to a commit, without the HTTP layer: the real, migrated database
 // of the built service, transactions through its DataSource, each inserting one ~120-byte row into a scratch
 // table, and then, alternating per round (so load from other processes falls on all three alike):
 //   none:    nothing more

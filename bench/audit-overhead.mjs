@@ -1,4 +1,4 @@
-// What the audit trail costs (issue 32 item 4: operation 1 nothing, a write at most ~10%). The real app
+// What the audit trail costs (the goal: operation 1 nothing, a write at most ~10%). The real app
 // (createApp, real database, every hook) is called in-process (app.inject, sequential, no network), alternating
 // "audit off" and "audit on" rounds on one app so that load from other processes falls on both alike:
 //   off: AuditTrail.prototype.record/recordAll replaced by no-ops (the write's transaction without its event)

@@ -1,4 +1,4 @@
-// db:copy and db:backup at size (issue 29, item 6), the built CLI (dist/src/cli.js) run as an operator would, in
+// db:copy and db:backup at size, the built CLI (dist/src/cli.js) run as an operator would, in
 // its own process:
 //   seed    a SQLite database (a temp file) migrated by the service (createApp from dist/), then written straight
 //           into the tables: 100,000 schedules (1 item, a weekly rule, 1 exception each; support/seed-schedules.mjs),
@@ -11,7 +11,7 @@
 //   backup  the service listens on 127.0.0.1; `db:backup <file>` alone (idle), then 8 clients (one process,
 //           support/http-load.mjs) POST schedules back to back for 6 s without a backup (their p99), then again
 //           while `db:backup` runs: the backup's wall time and the p99 of the requests sent while it ran.
-// Goals (issue 29): copy ≤ 30 s; backup ≤ 10 s; p99 during the backup ≤ 2× p99 without; peak RSS < ~300 MB and
+// Goals: copy ≤ 30 s; backup ≤ 10 s; p99 during the backup ≤ 2× p99 without; peak RSS < ~300 MB and
 // ≤ ~20% more at --scale 5 (run `--scale 5 --only copy` once and compare the two peak RSS lines).
 // PostgreSQL: scratch databases on the server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/
 // postgres), named after its database, dropped at the end (--keep keeps them and the SQLite file).

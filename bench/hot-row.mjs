@@ -1,4 +1,4 @@
-// Issue 30 item 4: single schedule writes alone and beside a 20,000-event iCalendar import, on PostgreSQL.
+// Hot-row contention: single schedule writes alone and beside a 20,000-event iCalendar import, on PostgreSQL.
 // Run after `npm run build`:
 //   DATABASE_URL=postgres://…/<db> node bench/hot-row.mjs [--writes 200] [--rounds 3] [--events 20000] [--baseline]
 // A fresh database is created next to <db> and dropped at the end (support/scratch-database.mjs).

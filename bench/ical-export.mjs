@@ -1,4 +1,4 @@
-// iCalendar export end to end over HTTP (issue 16): GET /api/v1/Schedule/ical?ids=<1,000 ids> on the real app and
+// iCalendar export end to end over HTTP: GET /api/v1/Schedule/ical?ids=<1,000 ids> on the real app and
 // database, after warm-up. The schedules are a realistic mix: one item each, weekly/daily/monthly rules in
 // Europe/Berlin, America/New_York, Australia/Lord_Howe, Asia/Kolkata and UTC, a quarter with a cancelled and a
 // moved occurrence, a fifth with RecurrenceDates/ExceptionDates, first occurrences spread over 2020–2026.

@@ -1,4 +1,4 @@
-// iCalendar import end to end over HTTP (issue 16 goal: a 1,000-event calendar ≤ 1 s; issue 24: 1,500 events ≤ 2 s):
+// iCalendar import end to end over HTTP (goals: a 1,000-event calendar ≤ 1 s; 1,500 events ≤ 2 s):
 // POST /api/v1/Schedule/import of a calendar shaped like a Google Calendar export of a team calendar, on the real app
 // and database. Each series (master + overrides) becomes a schedule of its own.
 // Run after `npm run build`:  node bench/ical-import.mjs [--masters 100] [--overrides 9] [--requests 20] [--large 1500]
@@ -6,7 +6,7 @@
 // end); default is a fresh SQLite file in a temp folder.
 //
 // The calendar: `masters` recurring VEVENTs and `overrides` RECURRENCE-ID VEVENTs per master (default 100 + 900 =
-// 1,000 VEVENTs). Then the issue-24 figure: `large` masters without overrides (default 1,500 events, 1,500
+// 1,000 VEVENTs). Then the whole-calendar figure: `large` masters without overrides (default 1,500 events, 1,500
 // schedules), imported once (creates) and `requests / 4` more times (each updates the same schedules), with the
 // stretches over 20 ms the event loop was held during those imports (support/loop-stretches.mjs). Masters rotate through five zones written three ways
 // (IANA TZID with a VTIMEZONE and X-LIC-LOCATION as Google writes it, Windows names as Outlook writes them, one
@@ -277,7 +277,7 @@ if (mapped.length <= 100) {
     createTimes.push(performance.now() - began);
   }
 }
-// Issue 24: `large` events, a schedule each; the first import creates them, the next ones update them.
+// Whole calendars: `large` events, a schedule each; the first import creates them, the next ones update them.
 const stretches = watchStretches();
 const largeFirst = await post(largeBody);
 const largeTimes = [];

@@ -1,4 +1,4 @@
-// Rate-limit cost benchmark (issue 13): the latency RATE_LIMIT adds per request, per store, on PostgreSQL.
+// Rate-limit cost benchmark (goal: ≤ 1 ms p50 added): the latency RATE_LIMIT adds per request, per store, on PostgreSQL.
 // The built service (dist/) runs as a child process on a fresh PostgreSQL database, once per configuration:
 //   off       RATE_LIMIT=0 (no counting: the baseline)
 //   memory    RATE_LIMIT_STORE=memory   (per instance)

@@ -5,7 +5,7 @@
 // 10,000 rules FREQ=WEEKLY;BYDAY=MO,WE,FR in Europe/Berlin (DTSTART 2020–2026, seeded), one hour each, one random
 // 1-hour window of 2026 per rule: hasOccurrenceIn rules/s for each build. 30 passes alternating which build goes
 // first, the first pair dropped as warm-up; the figure is each build's median pass. Used to check that a change
-// costs nothing on rules that do not use it (issue 16: RDATE/EXDATE).
+// costs nothing on rules that do not use it (RDATE/EXDATE).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 

@@ -1,4 +1,4 @@
-// Operations 1 and 2 among 100,000 stored schedules (issue 22), end to end over HTTP to the real app (createApp from
+// Operations 1 and 2 among 100,000 stored schedules, end to end over HTTP to the real app (createApp from
 // dist/, LOG_LEVEL=warn, rate limit off) on 127.0.0.1, every client in its own process (bench/support):
 //   pages  operation 2, GET /api/v1/Schedule: pages of 20 and of 500 at the first, middle and last position,
 //          sequential keep-alive GETs, each answer checked (TotalPages, HasNextPage, length, first schedule's id);

@@ -1,4 +1,4 @@
-// SCIM e-mail filters and the count=1 page among 100,000 users (issue 15), end to end over HTTP to the real app
+// SCIM e-mail filters and the count=1 page among 100,000 users, end to end over HTTP to the real app
 // (createApp from dist/, LOG_LEVEL=warn, rate limit off) on 127.0.0.1: sequential keep-alive GETs (fetch), each
 // timed from send to the parsed body and checked (an eq lookup must find exactly its user).
 //   Entra:  emails[type eq "work"].value eq "<existing address, random letter case>"

@@ -1,4 +1,4 @@
-// SCIM filter → SQL benchmark (issue 4): median end-to-end latency of `GET /api/v1/scim/Users?filter=…` among
+// SCIM filter → SQL benchmark: median end-to-end latency of `GET /api/v1/scim/Users?filter=…` among
 // 100,000 users. The real app (createApp from dist/, every global hook, LOG_LEVEL=warn, rate limit off) listens on
 // 127.0.0.1; the users are inserted straight into scim_users in batches (the create endpoint would take minutes and
 // is not what is measured). Each request is one sequential HTTP GET over a keep-alive connection (fetch), timed

@@ -1,4 +1,4 @@
-// SCIM Groups and paging benchmark (issue 15): end-to-end latency over HTTP to the real app (createApp from dist/,
+// SCIM Groups and paging benchmark: end-to-end latency over HTTP to the real app (createApp from dist/,
 // LOG_LEVEL=warn, rate limit off) on 127.0.0.1, sequential keep-alive requests (fetch), each timed from send to the
 // parsed body and checked. Users and the 10,000-member group are inserted straight into the tables (the endpoints
 // would take minutes and are not what is measured); the 1,000-member PATCHes go through the API.

@@ -1,4 +1,4 @@
-// SCIM list pages among 100,000 users (issue 15: "≤ 5 ms for any page among 100,000 users, both engines"), end to
+// SCIM list pages among 100,000 users (goal: ≤ 5 ms for any page among 100,000 users, both engines), end to
 // end over HTTP to the real app (createApp from dist/, LOG_LEVEL=warn, rate limit off) on 127.0.0.1: sequential
 // keep-alive GETs (fetch, in the same process: a client in a worker thread measured slower on this 2-core host),
 // each timed from send to the answer's last byte, then parsed and checked: exact totalResults, the page's length,
@@ -156,7 +156,7 @@ const results = cases.map(({ label, startIndex, count }, index) => {
 });
 
 // The largest page (count=1000, ServiceProviderConfig maxResults) from the middle: time, and the stretches of this
-// process's event loop (only the service runs here) while it was served — issue 22: no request may hold the loop
+// process's event loop (only the service runs here) while it was served — the goal: no request may hold the loop
 // much longer than ~20 ms.
 const stretches = watchStretches();
 const [largest] = await sample({

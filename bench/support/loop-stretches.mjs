@@ -1,4 +1,4 @@
-// The service's synchronous stretches while a case runs (issue 22: no request may hold the event loop for more than
+// The service's synchronous stretches while a case runs (the goal: no request may hold the event loop for more than
 // ~20 ms). Run in the service's own process: a 1 ms timer notes every turn of the event loop that came more than
 // `thresholdMs` after the previous one, and a PerformanceObserver notes the garbage collector's pauses, so each
 // stretch is reported whole and without the GC pauses inside it (the service's own work).
