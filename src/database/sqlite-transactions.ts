@@ -1,4 +1,4 @@
-// SQLite transactions that end in a known state (2xx = stored). TypeORM runs all SQLite work over one better-sqlite3
+// SQLite transactions that end in a known state (an answered write is kept). TypeORM runs all SQLite work over one better-sqlite3
 // connection, by default through one shared query runner, which leaves two ways to lose a write answered 2xx:
 //
 // - Interleaving: while one async transaction is open, another flow's statements run on the same connection and so

@@ -1,4 +1,4 @@
-// One error class per area, each with a code enum; services throw these, never HttpException (one mapping).
+// One error class per area, each with a code enum; services throw these, never HttpException (the filter alone maps codes).
 // The global filter turns `status` + `code` into the outcome envelope (Succeeded, Message, Code, Errors).
 export interface FieldError {
   Field: string;

@@ -1,4 +1,4 @@
-// Durable background work (shared, crash-proof): every piece of work the service accepts and finishes
+// Durable background work (any instance runs it; a crash loses none): every piece of work the service accepts and finishes
 // later is a row in `jobs`, written in the transaction of the state change that caused it where there is one.
 // Each instance runs a small worker: it claims due jobs (job-store.ts: one atomic UPDATE, SKIP LOCKED on
 // PostgreSQL), keeps them leased with a heartbeat while they run, and deletes them when done. A job whose instance

@@ -8,7 +8,7 @@ import type { SmtpConfigurationView } from './dto/mail-responses.dto.js';
 import type { SmtpConfiguration } from './entities/smtp-configuration.entity.js';
 import { tlsModeOf } from './smtp/smtp-endpoint.js';
 
-/** Host, port, username and tenant: what identifies a configuration (ensure updates the one matching). */
+/** Host, port, username and tenant: what identifies a configuration (ensureSmtpConfiguration matches on it). */
 export interface SmtpIdentity {
   tenant: string;
   host: string;
