@@ -179,10 +179,18 @@ export class ScimUserInputDto {
   roles?: ScimRoleInputDto[];
 }
 
-/** RFC 7644 §3.5.2.1/3: without a path, the value is an object of attribute paths and values. */
+const REMOVE_PATTERN = '^[Rr][Ee][Mm][Oo][Vv][Ee]$';
+
+/**
+ * RFC 7644 §3.5.2.1/3: without a path, the value is an object of attribute paths and values; §3.5.2.2: a remove
+ * without a path has no target (400 noTarget).
+ */
 export const NO_PATH_VALUE_IS_OBJECT = (path: string, value: string) => ({
   if: { not: { required: [path] } },
-  then: { required: [value], properties: { [value]: { type: 'object' } } },
+  then: {
+    required: [value],
+    properties: { [value]: { type: 'object' }, op: { not: { pattern: REMOVE_PATTERN } } },
+  },
 });
 
 /**
