@@ -22,6 +22,7 @@ export const SHAREABLE_SPECS = [
   'migration-runs',
   'openapi-examples',
   'openapi-generated',
+  'openapi-requests',
   'router-errors',
   'schedules',
   'scim',

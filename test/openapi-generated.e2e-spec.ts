@@ -130,7 +130,9 @@ const EXAMPLES_ONLY = new Set([
   'ScimGroupSearchRequestDto.filter',
   'ScimRootSearchRequestDto.filter',
   'ScimPatchOperationDto.Path',
+  'ScimPatchOperationRfcDto.path',
   'ScimGroupPatchOperationDto.path',
+  'ScimGroupPatchOperationInterfaceDto.Path',
   // The root search's attribute names must name a User or a Group attribute (a list the document gives in words).
   'ScimRootSearchRequestDto.attributes',
   'ScimRootSearchRequestDto.excludedAttributes',

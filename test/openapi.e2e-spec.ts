@@ -363,7 +363,7 @@ describe('OpenAPI document', () => {
     expect(bare).toEqual([]);
     const schemas = document.components.schemas;
     expect(schemas.ScimGroupInputDto.required).toEqual(['displayName']);
-    expect(schemas.ScimGroupPatchRequestDto.required).toEqual(['schemas', 'Operations']);
+    expect(schemas.ScimGroupPatchRequestDto.required).toEqual(['Operations']);
     const members = (schemas.ScimGroupDto.properties as Record<string, Json>).members;
     expect(members).toMatchObject({
       type: 'array',

@@ -9,7 +9,9 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { compileDtoCached } from '../validation/compile-dto.js';
 import { routeDtos } from '../validation/precompile-route-dtos.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
+import { pointToIdSources } from './id-sources.js';
 import { addObjectRules } from './object-rules.js';
+import { documentOccurrenceWindow } from './occurrence-window.js';
 import { addValidatorRules, boundDocumentedOnlyBodies, boundParametersByHead } from './validator-rules.js';
 
 type Json = Record<string, unknown>;
@@ -219,6 +221,7 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
     }
   }
   completeContract(document);
+  pointToIdSources(document);
   toOpenApi31(document);
   const unchecked = addValidatorRules(document, app);
   boundParametersByHead(document);
@@ -228,6 +231,7 @@ export function completeOpenApiDocument(document: OpenAPIObject, app: INestAppli
     app.get<symbol, AppConfig>(APP_CONFIG).bodyLimit,
   );
   addObjectRules(document);
+  documentOccurrenceWindow(document);
   document.openapi = '3.1.0';
   return document;
 }
@@ -394,7 +398,9 @@ export function completeContract(document: OpenAPIObject): void {
 /** Properties whose value is any JSON value (a PatchOp's value): reflected as the example's type otherwise. */
 const ANY_JSON_PROPERTIES: ReadonlyArray<[string, string]> = [
   ['ScimPatchOperationDto', 'Value'],
+  ['ScimPatchOperationRfcDto', 'value'],
   ['ScimGroupPatchOperationDto', 'value'],
+  ['ScimGroupPatchOperationInterfaceDto', 'Value'],
   // SmartThings sends a string for contact sensors, numbers or objects for other capabilities (kept as sent).
   ['DeviceEventDto', 'Value'],
 ];

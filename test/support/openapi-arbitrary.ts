@@ -174,6 +174,10 @@ function stringArbitrary(schema: Json): fc.Arbitrary<string> {
       return fc
         .date({ min: new Date(EARLIEST), max: new Date(LATEST), noInvalidDate: true })
         .map((date) => date.toISOString());
+    case 'date':
+      return fc
+        .date({ min: new Date(EARLIEST), max: new Date(LATEST), noInvalidDate: true })
+        .map((date) => date.toISOString().slice(0, 10));
     case 'email':
       return fc.emailAddress({ size: 'xsmall' }).filter(fits);
     case 'hostname':

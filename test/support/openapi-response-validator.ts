@@ -11,19 +11,21 @@ import addFormatsModule from 'ajv-formats';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 
 type Json = Record<string, unknown>;
-interface Operation {
+export interface Operation {
   method: string;
   path: string;
   pattern: RegExp;
   params: number;
   responses: Record<string, Json>;
+  /** The operation object itself (parameters, requestBody): openapi-request-validator.ts reads it. */
+  operation: Json;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 export class OpenApiResponseValidator {
   readonly violations: string[] = [];
-  private readonly operations: Operation[] = [];
+  protected readonly operations: Operation[] = [];
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<object, ValidateFunction>();
 
@@ -49,6 +51,7 @@ export class OpenApiResponseValidator {
           pattern: new RegExp(`^${source}/?$`, 'i'),
           params: (path.match(/\{/g) ?? []).length,
           responses,
+          operation: operation as Json,
         });
       }
     }
@@ -121,7 +124,7 @@ export class OpenApiResponseValidator {
     return this.validator(schema)(value);
   }
 
-  private validator(schema: Json): ValidateFunction {
+  protected validator(schema: Json): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
       const rewritten = JSON.parse(

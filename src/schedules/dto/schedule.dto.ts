@@ -43,6 +43,8 @@ function ReadOnlyId(): PropertyDecorator {
 
 export class RecurrenceExceptionInput {
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: '2026-03-16T08:00:00Z',
     description: 'Start instant of the occurrence it changes',
   })
@@ -79,6 +81,8 @@ export class RecurrenceExceptionInput {
   NewEnd?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: '2026-03-17T12:00:00Z',
     description: 'New start instant (wins over NewStart)',
   })
@@ -87,7 +91,12 @@ export class RecurrenceExceptionInput {
   @MaxLength(40)
   NewStartTime?: string | null;
 
-  @ApiPropertyOptional({ example: '2026-03-17T12:30:00Z', description: 'New end instant (wins over NewEnd)' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '2026-03-17T12:30:00Z',
+    description: 'New end instant (wins over NewEnd)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
@@ -109,6 +118,8 @@ export class RecurrenceExceptionInput {
 })
 export class RecurrenceInput {
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: '2026-01-05T09:00:00',
     description: 'Series start (DTSTART); wall time in the item zone or an instant',
   })
@@ -118,6 +129,8 @@ export class RecurrenceInput {
   StartTime?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: '2026-12-31T23:59:59Z',
     description: 'Series end (UNTIL, inclusive); not together with EndCount above 0 or COUNT in Pattern',
   })
@@ -126,7 +139,12 @@ export class RecurrenceInput {
   @MaxLength(40)
   EndTime?: string | null;
 
-  @ApiPropertyOptional({ example: '-PT15M', description: 'Signed ISO 8601 duration added to every start' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '-PT15M',
+    description: 'Signed ISO 8601 duration added to every start',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
@@ -134,6 +152,7 @@ export class RecurrenceInput {
 
   @ApiPropertyOptional({
     type: 'integer',
+    nullable: true,
     example: 0,
     description: 'COUNT; 0 or absent = unbounded; above 0 not together with EndTime or UNTIL in Pattern',
   })
@@ -144,6 +163,8 @@ export class RecurrenceInput {
   EndCount?: number | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: 'Weekly',
     description: 'None, Secondly, Minutely, Hourly, Daily, Weekly, Monthly, Yearly (any case)',
   })
@@ -153,11 +174,19 @@ export class RecurrenceInput {
   RecurrenceType?: string | null;
 
   // Enforced by the series compiler (400 naming Recurrence.Interval): Interval may also be a JSON number.
-  @ApiPropertyOptional({ example: '1', description: 'Positive integer as text', maxLength: MAX_INTEGER_TEXT })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '1',
+    description: 'Positive integer as text',
+    maxLength: MAX_INTEGER_TEXT,
+  })
   @Allow()
   Interval?: string | number | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: 'PT1H',
     description: 'ISO 8601 duration of each occurrence; default End − Start',
   })
@@ -167,6 +196,8 @@ export class RecurrenceInput {
   Duration?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: 'FREQ=WEEKLY;BYDAY=MO,WE,FR',
     description: 'RFC 5545 RRULE (RRULE: prefix allowed); authoritative',
     // Enforced by the series compiler (400 naming Recurrence.Pattern), not a decorator: Pattern is any JSON value.
@@ -215,7 +246,7 @@ export class RecurrenceInput {
 }
 
 export class ScheduleItemInput {
-  @ApiPropertyOptional({ example: 'Stand-up' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Stand-up' })
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -227,13 +258,20 @@ export class ScheduleItemInput {
   @MaxLength(40)
   Start!: string;
 
-  @ApiPropertyOptional({ example: '2026-01-05T09:15:00+01:00', description: 'End of the first occurrence' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '2026-01-05T09:15:00+01:00',
+    description: 'End of the first occurrence',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(40)
   End?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     example: 'Europe/Berlin',
     description:
       'IANA or Windows zone id; absent = UTC. Also a POSIX TZ string (IEEE 1003.1 TZ, RFC 8536 §3.3, e.g. ' +

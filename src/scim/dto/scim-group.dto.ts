@@ -6,8 +6,15 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { MAX_GROUP_NAME } from '../patch/group-patch.js';
 import { GROUP_SORT_BY } from '../scim-sort-by.js';
 import { MAX_FILTER_LENGTH } from '../scim-list-filter.js';
-import { ApiObjectRule } from '../../openapi/object-rules.js';
-import { ATTRIBUTE_NAMES, NO_PATH_VALUE_IS_OBJECT, ScimUserDto } from './scim-user.dto.js';
+import { ApiObjectExample, ApiObjectRule } from '../../openapi/object-rules.js';
+import {
+  ADD_OR_REPLACE_PATTERN,
+  ATTRIBUTE_NAMES,
+  NOT_BOTH,
+  NO_PATH_VALUE_IS_OBJECT,
+  PATCH_OP,
+  ScimUserDto,
+} from './scim-user.dto.js';
 import { SCIM_PAGING_RANGE } from '../scim-http.js';
 
 const GROUP_ID = 'e9e30dba-f08f-4109-8486-d5c6a331660a';
@@ -74,24 +81,28 @@ export class ScimGroupListResponseDto {
   @ApiProperty({ type: [ScimGroupDto] }) Resources!: ScimGroupDto[];
 }
 
-@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('path', 'value'))
-@ApiObjectRule({
-  // displayName and externalId are strings (RFC 7643 §4.2); `remove` takes no value.
+/** displayName and externalId are strings (RFC 7643 §4.2) when added or replaced (also by an operation without op). */
+const NAME_VALUE_IS_STRING = (path: string, value: string) => ({
   if: {
-    required: ['op', 'path'],
-    properties: { op: { enum: ['add', 'replace'] }, path: { enum: ['displayName', 'externalId'] } },
+    required: [path],
+    properties: { op: { pattern: ADD_OR_REPLACE_PATTERN }, [path]: { enum: ['displayName', 'externalId'] } },
   },
-  then: { required: ['value'], properties: { value: { type: 'string', maxLength: MAX_GROUP_NAME } } },
-})
+  then: { required: [value], properties: { [value]: { type: 'string', maxLength: MAX_GROUP_NAME } } },
+});
+
+const GROUP_PATH_DESCRIPTION =
+  'members, members[value eq "…"] (a value filter), displayName, externalId; absent: the value is an object of paths.';
+
+/** A Groups PATCH operation as RFC 7644 §3.5.2, Entra ID and Okta write it: `{op, path, value}`. */
+@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('path', 'value'))
+@ApiObjectRule(NAME_VALUE_IS_STRING('path', 'value'))
 export class ScimGroupPatchOperationDto {
-  @ApiProperty({ enum: ['add', 'remove', 'replace'], example: 'replace', description: 'Any letter case.' })
-  op!: string;
   @ApiPropertyOptional({
-    example: 'externalId',
-    description:
-      'members, members[value eq "…"], displayName, externalId; absent: value is an object of paths.',
+    ...PATCH_OP,
+    description: 'add, remove or replace in any letter case (Entra ID writes `Add`); absent means replace.',
   })
-  path?: string;
+  op?: string;
+  @ApiPropertyOptional({ example: 'externalId', description: GROUP_PATH_DESCRIPTION }) path?: string;
   @ApiPropertyOptional({
     example: 'sales-0043',
     description: 'Any JSON value (an array of members, a string, an object of paths…)',
@@ -99,10 +110,52 @@ export class ScimGroupPatchOperationDto {
   value?: unknown;
 }
 
-/** RFC 7644 §3.5.2 PatchOp (member names in any case). */
+/** The same operation in the interface document's spelling (`{op, Path, Value}`, as operation 3 writes it). */
+@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('Path', 'Value'))
+@ApiObjectRule(NAME_VALUE_IS_STRING('Path', 'Value'))
+export class ScimGroupPatchOperationInterfaceDto {
+  @ApiPropertyOptional({
+    ...PATCH_OP,
+    description: 'add, remove or replace in any letter case; absent means replace.',
+  })
+  op?: string;
+  @ApiPropertyOptional({ example: 'externalId', description: GROUP_PATH_DESCRIPTION }) Path?: string;
+  @ApiPropertyOptional({
+    example: 'sales-0043',
+    description: 'Any JSON value (an array of members, a string, an object of paths…)',
+  })
+  Value?: unknown;
+}
+
+/**
+ * RFC 7644 §3.5.2 PatchOp. The service reads member names in any letter case; the document states RFC 7644's
+ * spelling and the interface document's (`Schemas`, `Path`, `Value`), each operation one or the other.
+ */
+@ApiExtraModels(ScimGroupPatchOperationDto, ScimGroupPatchOperationInterfaceDto)
+@ApiObjectRule(NOT_BOTH('Schemas', 'schemas'))
+@ApiObjectExample({
+  schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+  Operations: [{ op: 'replace', path: 'externalId', value: 'sales-0043' }],
+})
 export class ScimGroupPatchRequestDto {
-  @ApiProperty({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) schemas!: string[];
-  @ApiProperty({ type: [ScimGroupPatchOperationDto], minItems: 1 }) Operations!: ScimGroupPatchOperationDto[];
+  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) schemas?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    description: "The interface document's spelling (not together with schemas)",
+  })
+  Schemas?: string[];
+  @ApiProperty({
+    type: 'array',
+    minItems: 1,
+    description: 'Each operation as `{op, path, value}` (RFC 7644) or `{op, Path, Value}`.',
+    items: {
+      anyOf: [
+        { $ref: getSchemaPath(ScimGroupPatchOperationDto) },
+        { $ref: getSchemaPath(ScimGroupPatchOperationInterfaceDto) },
+      ],
+    },
+  })
+  Operations!: Array<ScimGroupPatchOperationDto | ScimGroupPatchOperationInterfaceDto>;
 }
 
 /** RFC 7644 §3.4.3 SearchRequest for groups: the list's query parameters in a body. */

@@ -1,8 +1,8 @@
 // OpenAPI descriptions of the SCIM bodies. They document, they do not validate: SCIM bodies carry arbitrary
 // extension keys and many casings, so the controller takes them as `unknown` and the pure engine
 // (normalizeUserInput, applyUserPatch) checks them against the attribute table, answering in SCIM's error schema.
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
-import { ApiObjectRule } from '../../openapi/object-rules.js';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, OmitType, getSchemaPath } from '@nestjs/swagger';
+import { ApiObjectExample, ApiObjectRule } from '../../openapi/object-rules.js';
 import { ATTRIBUTE_NAME_PATTERN, MAX_PROJECTION_NAMES } from '../schema/attribute-projection.js';
 import { USER_SORT_BY } from '../scim-sort-by.js';
 import { MAX_MULTI_VALUES } from '../patch/scim-value-coercion.js';
@@ -179,23 +179,47 @@ export class ScimUserInputDto {
   roles?: ScimRoleInputDto[];
 }
 
-/** RFC 7644 §3.5.2.1/3: without a path, the value is an object of attribute paths and values. */
+const REMOVE_PATTERN = '^[Rr][Ee][Mm][Oo][Vv][Ee]$';
+
+/**
+ * RFC 7644 §3.5.2.1/3: without a path, the value is an object of attribute paths and values; §3.5.2.2: a remove
+ * without a path has no target (400 noTarget).
+ */
 export const NO_PATH_VALUE_IS_OBJECT = (path: string, value: string) => ({
   if: { not: { required: [path] } },
-  then: { required: [value], properties: { [value]: { type: 'object' } } },
+  then: {
+    required: [value],
+    properties: { [value]: { type: 'object' }, op: { not: { pattern: REMOVE_PATTERN } } },
+  },
 });
 
+/**
+ * `op` in any letter case, as the service reads it: RFC 7644 and Okta write `replace`, Entra ID `Replace`. A
+ * pattern rather than an enum, because an enum would list some spellings and refuse the rest.
+ */
+export const PATCH_OP = {
+  type: 'string',
+  pattern: '^([Aa][Dd][Dd]|[Rr][Ee][Mm][Oo][Vv][Ee]|[Rr][Ee][Pp][Ll][Aa][Cc][Ee])$',
+  example: 'replace',
+} as const;
+
+/** The spellings of `op` that add or replace (the rules that depend on the value use them). */
+export const ADD_OR_REPLACE_PATTERN = '^([Aa][Dd][Dd]|[Rr][Ee][Pp][Ll][Aa][Cc][Ee])$';
+
+const OP_DESCRIPTION =
+  'add, remove or replace in any letter case (RFC 7644 and Okta write `replace`, Entra ID `Replace`); absent means replace.';
+
+/** Two spellings of one member are refused (the service cannot tell which one is meant). */
+export const NOT_BOTH = (a: string, b: string) => ({ not: { required: [a, b] } });
+
+/** Operation 3's operation as the interface document writes it: `{Path, Value}` (and `op`). */
 @ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('Path', 'Value'))
 export class ScimPatchOperationDto {
-  @ApiPropertyOptional({
-    enum: ['add', 'remove', 'replace'],
-    example: 'replace',
-    description: 'Any letter case; absent means replace.',
-  })
-  op?: string;
+  @ApiPropertyOptional({ ...PATCH_OP, description: OP_DESCRIPTION }) op?: string;
   @ApiPropertyOptional({
     example: 'emails[type eq "work"].value',
-    description: 'Absent: value is an object of paths.',
+    description:
+      'An attribute path, also with a value filter (RFC 7644 §3.5.2). Absent: Value is an object of paths.',
   })
   Path?: string;
   @ApiPropertyOptional({
@@ -205,10 +229,54 @@ export class ScimPatchOperationDto {
   Value?: unknown;
 }
 
-/** Operation 3's body: `{Schemas, Operations:[{Path, Value}]}`, or the RFC 7644 PatchOp (member names in any case). */
+/** The same operation as RFC 7644 §3.5.2, Entra ID and Okta write it: `{op, path, value}`. */
+@ApiObjectRule(NO_PATH_VALUE_IS_OBJECT('path', 'value'))
+export class ScimPatchOperationRfcDto {
+  @ApiPropertyOptional({ ...PATCH_OP, description: OP_DESCRIPTION }) op?: string;
+  @ApiPropertyOptional({
+    example: 'emails[type eq "work"].value',
+    description:
+      'An attribute path, also with a value filter (RFC 7644 §3.5.2). Absent: value is an object of paths.',
+  })
+  path?: string;
+  @ApiPropertyOptional({
+    example: 'bjensen@example.org',
+    description: 'Any JSON value; a JSON object inside a string is read as that object.',
+  })
+  value?: unknown;
+}
+
+const PATCH_OP_SCHEMAS = ['urn:ietf:params:scim:api:messages:2.0:PatchOp'];
+
+/**
+ * Operation 3's body: `{Schemas, Operations:[{Path, Value}]}` as the interface document writes it, or the RFC 7644
+ * PatchOp `{schemas, Operations:[{op, path, value}]}`. The service reads member names in any letter case; the
+ * document states these two spellings (each operation one or the other), which every client known sends.
+ */
+@ApiExtraModels(ScimPatchOperationDto, ScimPatchOperationRfcDto)
+@ApiObjectRule(NOT_BOTH('Schemas', 'schemas'))
+@ApiObjectExample({
+  Schemas: PATCH_OP_SCHEMAS,
+  Operations: [{ op: 'replace', Path: 'emails[type eq "work"].value', Value: 'bjensen@example.org' }],
+})
 export class ScimPatchRequestDto {
-  @ApiPropertyOptional({ example: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] }) Schemas?: string[];
-  @ApiProperty({ type: [ScimPatchOperationDto], minItems: 1 }) Operations!: ScimPatchOperationDto[];
+  @ApiPropertyOptional({ example: PATCH_OP_SCHEMAS, description: "The interface document's spelling" })
+  Schemas?: string[];
+  @ApiPropertyOptional({ type: [String], description: "RFC 7644's spelling (not together with Schemas)" })
+  schemas?: string[];
+  @ApiProperty({
+    type: 'array',
+    minItems: 1,
+    description:
+      'Each operation as `{op, Path, Value}` (the interface document) or `{op, path, value}` (RFC 7644).',
+    items: {
+      anyOf: [
+        { $ref: getSchemaPath(ScimPatchOperationDto) },
+        { $ref: getSchemaPath(ScimPatchOperationRfcDto) },
+      ],
+    },
+  })
+  Operations!: Array<ScimPatchOperationDto | ScimPatchOperationRfcDto>;
 }
 
 export class ScimListResponseDto {
