@@ -249,5 +249,38 @@ describe('iCalendar identity: export → import round trip', () => {
       expect(await scheduleCount()).toBe(count);
       expect(await Promise.all(ids.map(itemsOf))).toEqual(before);
     });
+
+    it('a series naming its schedule keeps it when another series of the file holds that schedule’s key', async () => {
+      const original = [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//conflict//EN',
+        'BEGIN:VEVENT',
+        'UID:conflict-u@test',
+        'DTSTART:20260301T090000Z',
+        'DTEND:20260301T100000Z',
+        'SUMMARY:Original',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+      const [schedule] = await importIcal(original);
+      // Its export with another UID (the schedule id still on it), after the original event without an id: the
+      // original's key names the schedule, the export's id names it too.
+      const exported = (await exportIcal([schedule.Id])).replace(/conflict-u@test/g, 'conflict-v@test');
+      const event = original.slice(original.indexOf('BEGIN:VEVENT'), original.indexOf('END:VCALENDAR'));
+      const both = exported.replace('BEGIN:VEVENT', `${event}BEGIN:VEVENT`);
+      const count = await scheduleCount();
+      const again = await importIcal(both);
+      expect(again.map((s) => [s.Uid, s.Status])).toEqual([
+        ['conflict-u@test', 'Created'],
+        ['conflict-v@test', 'Updated'],
+      ]);
+      expect(again[1].Id).toBe(schedule.Id);
+      expect(await scheduleCount()).toBe(count + 1);
+      // And both are found again by their keys.
+      const third = await importIcal(both);
+      expect(third.map((s) => [s.Id, s.Status])).toEqual(again.map((s) => [s.Id, 'Updated']));
+    });
   });
 });

@@ -88,8 +88,10 @@ export class IcalIdentityStore {
       if (found !== undefined) existing.set(key, found);
     });
     await this.addDerivedMatches(manager, calendar, keys, existing);
+    // A series that names its schedule keeps it; of the others, the first in the file.
     const claimed = new Set<string>();
-    for (const key of keys) {
+    const byName = (key: string) => named.get(key) !== undefined && named.get(key) === existing.get(key);
+    for (const key of [...keys.filter(byName), ...keys.filter((key) => !byName(key))]) {
       const id = existing.get(key);
       if (id === undefined) continue;
       if (claimed.has(id)) existing.delete(key);
