@@ -79,6 +79,19 @@ describe('RDATE;VALUE=PERIOD (Lotus Notes)', () => {
     });
   });
 
+  it('khal’s periods under a quoted Windows TZID are read in that zone', () => {
+    // The file's one event is an override with RANGE=THISANDFUTURE (refused); as a master with a UID it imports.
+    const text = fixture('khal-rdate-period.ics')
+      .replace('RECURRENCE-ID;RANGE=THISANDFUTURE:20180327T130000Z\r\n', '')
+      .replace('BEGIN:VEVENT\r\n', 'BEGIN:VEVENT\r\nUID:khal-1\r\n');
+    const imported = importCalendar(text);
+    expect(imported.skipped).toEqual([]);
+    const dates = imported.ScheduleItems[0].Recurrence?.RecurrenceDates ?? [];
+    expect(dates).toHaveLength(19);
+    expect([dates[0], dates[18]]).toEqual(['2018-03-27T08:00:00-05:00', '2018-07-31T08:00:00-05:00']);
+    expect(imported.ScheduleItems[0].Recurrence?.Exceptions).toBeUndefined();
+  });
+
   it('an override of a period’s occurrence wins over the period’s own length', () => {
     const imported = importCalendar(
       calendar(
