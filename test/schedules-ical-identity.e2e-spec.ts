@@ -1,6 +1,7 @@
 // iCalendar identity (issue 33 item 6): the export writes the UID and SEQUENCE an import read, and a UID derived
 // from the id for schedules written as JSON, so importing the service's own export updates the schedules it came
 // from instead of adding copies. Fixtures: test/fixtures/ical (sources in SOURCES.md).
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
@@ -12,6 +13,7 @@ const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 interface Imported {
   Id: string;
   Uid: string;
+  Line: number;
   Status: 'Created' | 'Updated';
 }
 
@@ -146,5 +148,139 @@ describe('iCalendar identity: export → import round trip', () => {
     expect(again.map((s) => s.Status)).toEqual(['Created', 'Created']);
     expect(again.map((s) => s.Id)).not.toContain(id);
     expect(await itemsOf(id)).toEqual(before);
+  });
+
+  describe('series that share a UID', () => {
+    /** Two series with one UID (different starts), the first with a moved occurrence; zone by its Windows name. */
+    const sharedUid = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//test//shared uid//EN',
+      'BEGIN:VEVENT',
+      'UID:shared-uid-roundtrip@test',
+      'DTSTAMP:20260101T000000Z',
+      'DTSTART;TZID=W. Europe Standard Time:20260105T090000',
+      'DTEND;TZID=W. Europe Standard Time:20260105T100000',
+      'RRULE:FREQ=DAILY;COUNT=3',
+      'SUMMARY:Morning',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:shared-uid-roundtrip@test',
+      'DTSTAMP:20260101T000000Z',
+      'RECURRENCE-ID;TZID=W. Europe Standard Time:20260106T090000',
+      'DTSTART;TZID=W. Europe Standard Time:20260106T110000',
+      'DTEND;TZID=W. Europe Standard Time:20260106T120000',
+      'SUMMARY:Morning (moved)',
+      'END:VEVENT',
+      'BEGIN:VEVENT',
+      'UID:shared-uid-roundtrip@test',
+      'DTSTAMP:20260101T000000Z',
+      'DTSTART;TZID=W. Europe Standard Time:20260105T150000',
+      'DTEND;TZID=W. Europe Standard Time:20260105T160000',
+      'RRULE:FREQ=DAILY;COUNT=3',
+      'SUMMARY:Afternoon',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+
+    it('export → re-import updates each schedule, whatever order the export lists them in', async () => {
+      const imported = await importIcal(sharedUid);
+      expect(imported.map((s) => s.Status)).toEqual(['Created', 'Created']);
+      const ids = imported.map((s) => s.Id);
+      const before = await Promise.all(ids.map(itemsOf));
+      const count = await scheduleCount();
+      // Listed afternoon first: the morning's override follows the afternoon's master in the file, and still
+      // belongs to the morning (the export writes each schedule's id on its VEVENTs).
+      const exported = await exportIcal([...ids].reverse());
+      const again = await importIcal(exported);
+      expect(again.map((s) => [s.Id, s.Status])).toEqual([...ids].reverse().map((id) => [id, 'Updated']));
+      expect(await scheduleCount()).toBe(count);
+      expect(await Promise.all(ids.map(itemsOf))).toEqual(before);
+    });
+
+    it('without the schedule ids (another client passed the export on), the start as read finds each', async () => {
+      const imported = await importIcal(sharedUid.replaceAll('shared-uid-roundtrip@test', 'no-ids@test'));
+      const ids = imported.map((s) => s.Id);
+      const before = await Promise.all(ids.map(itemsOf));
+      const count = await scheduleCount();
+      // The export writes TZID=Europe/Berlin where the file said "W. Europe Standard Time": the start as written
+      // differs, the start as read does not.
+      const exported = (await exportIcal(ids)).replace(/\r\nX-PLATFORM-SCHEDULE-ID:[^\r]*/g, '');
+      expect(exported).not.toContain('W. Europe Standard Time');
+      const again = await importIcal(exported);
+      expect(again.map((s) => [s.Id, s.Status])).toEqual(ids.map((id) => [id, 'Updated']));
+      expect(await scheduleCount()).toBe(count);
+      expect(await Promise.all(ids.map(itemsOf))).toEqual(before);
+    });
+
+    it('finds series an earlier import keyed by their start as written', async () => {
+      const text = sharedUid.replaceAll('shared-uid-roundtrip@test', 'written-key@test');
+      const imported = await importIcal(text);
+      // As imports before the start was normalised stored them: SHA-256 of the UID and DTSTART as written.
+      const written = ['20260105T090000', '20260105T150000'].map((start) =>
+        createHash('sha256').update(`written-key@test\nW. Europe Standard Time|${start}`).digest('hex'),
+      );
+      for (const [index, id] of imported.map((s) => s.Id).entries()) {
+        await t.dataSource.query(
+          t.dataSource.options.type === 'postgres'
+            ? 'UPDATE schedules SET ical_key = $1 WHERE id = $2'
+            : 'UPDATE schedules SET ical_key = ? WHERE id = ?',
+          [written[index], id],
+        );
+      }
+      const count = await scheduleCount();
+      const again = await importIcal(text);
+      expect(again.map((s) => [s.Id, s.Status])).toEqual(imported.map((s) => [s.Id, 'Updated']));
+      expect(await scheduleCount()).toBe(count);
+      // And now under the normalised key: a third import finds them by it.
+      const third = await importIcal(text);
+      expect(third.map((s) => [s.Id, s.Status])).toEqual(imported.map((s) => [s.Id, 'Updated']));
+    });
+
+    it('parallel talks of a conference feed (one UID, one start) survive export → re-import in any order', async () => {
+      const imported = await importIcal(fixture('conference-feed-shared-uid.ics'));
+      expect(imported).toHaveLength(5);
+      const ids = imported.map((s) => s.Id);
+      const before = await Promise.all(ids.map(itemsOf));
+      const count = await scheduleCount();
+      const again = await importIcal(await exportIcal([...ids].reverse()));
+      expect(again.map((s) => [s.Id, s.Status])).toEqual([...ids].reverse().map((id) => [id, 'Updated']));
+      expect(await scheduleCount()).toBe(count);
+      expect(await Promise.all(ids.map(itemsOf))).toEqual(before);
+    });
+
+    it('a series naming its schedule keeps it when another series of the file holds that schedule’s key', async () => {
+      const original = [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//conflict//EN',
+        'BEGIN:VEVENT',
+        'UID:conflict-u@test',
+        'DTSTART:20260301T090000Z',
+        'DTEND:20260301T100000Z',
+        'SUMMARY:Original',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n');
+      const [schedule] = await importIcal(original);
+      // Its export with another UID (the schedule id still on it), after the original event without an id: the
+      // original's key names the schedule, the export's id names it too.
+      const exported = (await exportIcal([schedule.Id])).replace(/conflict-u@test/g, 'conflict-v@test');
+      const event = original.slice(original.indexOf('BEGIN:VEVENT'), original.indexOf('END:VCALENDAR'));
+      const both = exported.replace('BEGIN:VEVENT', `${event}BEGIN:VEVENT`);
+      const count = await scheduleCount();
+      const again = await importIcal(both);
+      expect(again.map((s) => [s.Uid, s.Status])).toEqual([
+        ['conflict-u@test', 'Created'],
+        ['conflict-v@test', 'Updated'],
+      ]);
+      expect(again[1].Id).toBe(schedule.Id);
+      expect(await scheduleCount()).toBe(count + 1);
+      // And both are found again by their keys.
+      const third = await importIcal(both);
+      expect(third.map((s) => [s.Id, s.Status])).toEqual(again.map((s) => [s.Id, 'Updated']));
+    });
   });
 });

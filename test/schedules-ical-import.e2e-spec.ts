@@ -499,8 +499,8 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
 
     it.each([
       [
-        'RDATE;VALUE=PERIOD:20260106T090000Z/20260106T100000Z',
-        /^line 8: RDATE: VALUE=PERIOD cannot be represented/,
+        'EXDATE;VALUE=PERIOD:20260106T090000Z/20260106T100000Z',
+        /^line 8: EXDATE: VALUE=PERIOD cannot be represented/,
       ],
       [
         'EXRULE:FREQ=WEEKLY;BYDAY=FR',

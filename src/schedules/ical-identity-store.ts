@@ -58,6 +58,79 @@ export class IcalIdentityStore {
     return found;
   }
 
+  /**
+   * Hashed key → schedule id of each series of the calendar that is a schedule already, found in this order: by the
+   * schedule id this service's export wrote on it (`X-PLATFORM-SCHEDULE-ID`), when no other series of the file names
+   * that schedule and it has one item; by its key; by its key with the start as written (`writtenKeys`: how earlier
+   * imports keyed series that share a UID); by a UID the export derived from a schedule id. A series whose key another
+   * schedule holds, one this file does not name, updates that one (its key is unique). A schedule is updated by one
+   * series at most: a later claim to it creates a schedule.
+   */
+  async existingSeries(
+    manager: EntityManager,
+    calendar: ImportedCalendar,
+    keys: readonly string[],
+    writtenKeys: readonly string[],
+    slicer: TimeSlicer,
+  ): Promise<Map<string, string>> {
+    const named = await this.byScheduleId(manager, calendar, keys);
+    const namedIds = new Set(named.values());
+    const byKey = await this.existingByKey(manager, keys, slicer);
+    const unknown = writtenKeys.filter((key, index) => key !== keys[index] && !byKey.has(keys[index]));
+    const byWrittenKey = await this.existingByKey(manager, unknown, slicer);
+    const existing = new Map<string, string>();
+    keys.forEach((key, index) => {
+      const holder = byKey.get(key);
+      const found =
+        holder !== undefined && !namedIds.has(holder)
+          ? holder
+          : (named.get(key) ?? holder ?? byWrittenKey.get(writtenKeys[index]));
+      if (found !== undefined) existing.set(key, found);
+    });
+    await this.addDerivedMatches(manager, calendar, keys, existing);
+    // A series that names its schedule keeps it; of the others, the first in the file.
+    const claimed = new Set<string>();
+    const byName = (key: string) => named.get(key) !== undefined && named.get(key) === existing.get(key);
+    for (const key of [...keys.filter(byName), ...keys.filter((key) => !byName(key))]) {
+      const id = existing.get(key);
+      if (id === undefined) continue;
+      if (claimed.has(id)) existing.delete(key);
+      else claimed.add(id);
+    }
+    return existing;
+  }
+
+  /** Series whose VEVENT names a schedule (`X-PLATFORM-SCHEDULE-ID`) that exists, has one item, and no other series names. */
+  private async byScheduleId(
+    manager: EntityManager,
+    calendar: ImportedCalendar,
+    keys: readonly string[],
+  ): Promise<Map<string, string>> {
+    const named = new Map<string, number[]>();
+    calendar.sources.forEach((source, index) => {
+      if (source.scheduleId === undefined) return;
+      const list = named.get(source.scheduleId);
+      if (list === undefined) named.set(source.scheduleId, [index]);
+      else list.push(index);
+    });
+    const wanted = [...named].filter(([, indexes]) => indexes.length === 1).map(([id]) => id);
+    const found = new Map<string, string>();
+    const postgres = this.dataSource.options.type === 'postgres';
+    for (let offset = 0; offset < wanted.length; offset += SCHEDULE_CHUNK) {
+      const { match, param } = this.match(wanted.slice(offset, offset + SCHEDULE_CHUNK), 'uuid');
+      const rows = await manager.query<Array<{ id: string }>>(
+        `SELECT ${postgres ? 's.id::text' : 's.id'} AS id FROM schedules s WHERE s.id ${match}
+           AND (SELECT COUNT(*) FROM schedule_items i WHERE i.schedule_id = s.id) = 1`,
+        param,
+      );
+      for (const row of rows) {
+        const id = row.id.toLowerCase();
+        found.set(keys[named.get(id)![0]], id);
+      }
+    }
+    return found;
+  }
+
   /** Hashed key → schedule id of the series imported before. */
   async existingByKey(
     manager: EntityManager,
@@ -111,6 +184,15 @@ export class IcalIdentityStore {
     rows: readonly ImportedIdentity[],
     slicer: TimeSlicer,
   ): Promise<void> {
+    // Keys may move between the updated schedules (series that share a UID, listed in another order): all are let
+    // go first, so no key is held twice in between.
+    await forEachChunk(rows, slicer, async (chunk) => {
+      const { match, param } = this.match(
+        chunk.map((row) => row.id),
+        'uuid',
+      );
+      await manager.query(`UPDATE schedules SET ical_key = NULL WHERE id ${match}`, param);
+    });
     await forEachChunk(rows, slicer, async (chunk) => {
       const { match, param } = this.match(
         chunk.map((row) => row.id),

@@ -226,11 +226,11 @@ export class SchedulesImportService {
     slicer: TimeSlicer,
   ): Promise<StoredSeries> {
     const keys = uniqueKeys(calendar.sources.map((source) => source.key));
+    const writtenKeys = uniqueKeys(calendar.sources.map((source) => source.writtenKey ?? source.key));
     const result = await inTransaction(
       this.dataSource,
       async (manager) => {
-        const existing = await this.identities.existingByKey(manager, keys, slicer);
-        await this.identities.addDerivedMatches(manager, calendar, keys, existing);
+        const existing = await this.identities.existingSeries(manager, calendar, keys, writtenKeys, slicer);
         const createdAt = new Date();
         const newRows: NewImportedRow[] = [];
         const updatedRows: ImportedIdentity[] = [];

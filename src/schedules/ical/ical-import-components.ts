@@ -51,7 +51,10 @@ export function* collectComponents(
   return events;
 }
 
-/** VERSION must be 2.0; METHOD, when given, one that carries events. What a calendar breaks of that, by line. */
+/** The iTIP methods (RFC 5546 §1.4) that are messages about events, not events to schedule. */
+const ITIP_MESSAGES = new Set(['CANCEL', 'REPLY', 'REFRESH', 'COUNTER', 'DECLINECOUNTER']);
+
+/** VERSION must be 2.0; METHOD, when given, no iTIP message about events. What a calendar breaks of that, by line. */
 function calendarProblems(calendar: IcalComponent): IcalProblem[] {
   const problems: IcalProblem[] = [];
   for (const { name, line, raw } of calendar.properties) {
@@ -63,8 +66,9 @@ function calendarProblems(calendar: IcalComponent): IcalProblem[] {
       });
     }
     const method = name === 'METHOD' ? raw.trim().toUpperCase() : undefined;
-    // iTIP (RFC 5546): PUBLISH and REQUEST carry events; CANCEL, REPLY, COUNTER, … are messages about them.
-    if (method !== undefined && !['PUBLISH', 'REQUEST', 'ADD'].includes(method)) {
+    // iTIP (RFC 5546): PUBLISH, REQUEST and ADD carry events; CANCEL, REPLY, COUNTER, … are messages about them. Any
+    // other value is no iTIP method (RFC 5545's own example in §4 writes `METHOD:xyz`): the calendar is read as one.
+    if (method !== undefined && ITIP_MESSAGES.has(method)) {
       problems.push({
         line,
         property: name,

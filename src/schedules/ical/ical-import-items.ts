@@ -101,7 +101,8 @@ export class ItemBuilder {
       }
       recurrence.Interval = /(?:^|;)INTERVAL=(\d{1,9})(?:;|$)/i.exec(pattern)?.[1] ?? '1';
     }
-    const recurrenceDates = this.dateList(path, 'RecurrenceDates', props.get('RDATE') ?? [], timing);
+    const periods: PeriodOfItsOwn[] = [];
+    const recurrenceDates = this.dateList(path, 'RecurrenceDates', props.get('RDATE') ?? [], timing, periods);
     if (recurrenceDates.length > 0) recurrence.RecurrenceDates = recurrenceDates;
     const exceptionDates = this.dateList(path, 'ExceptionDates', props.get('EXDATE') ?? [], timing);
     if (exceptionDates.length > 0) recurrence.ExceptionDates = exceptionDates;
@@ -117,6 +118,7 @@ export class ItemBuilder {
       );
       if (exception !== undefined && exception !== null) exceptions.push(exception);
     }
+    this.periodExceptions(path, periods, exceptions, timing, uid);
     if (exceptions.length > 0) recurrence.Exceptions = exceptions;
     const recurs = rrule !== undefined || recurrenceDates.length > 0;
     if (recurs && timing.durationText !== undefined) recurrence.Duration = timing.durationText;
@@ -211,6 +213,8 @@ export class ItemBuilder {
     if (endProperty !== undefined) {
       const end = this.times.singleTime(endProperty);
       if (allDay && end.kind !== 'date') return this.dateTimeEndOfDate(start, zone, end, endProperty);
+      if (start.kind === 'zoned' && end.kind === 'floating')
+        return this.floatingEndOfZoned(zone, startInstant, end, endProperty);
       if (end.kind === 'date' && !allDay) refuse(endProperty, 'must be a date-time like DTSTART, not a date');
       const endInstant = this.times.instantOf(end);
       if (endInstant < startInstant) refuse(endProperty, 'is before DTSTART');
@@ -223,16 +227,23 @@ export class ItemBuilder {
       const parsed = parseDuration(text);
       if (!parsed.ok) refuse(durationProperty, parsed.reason);
       if (parsed.value.days < 0 || parsed.value.exactMs < 0) refuse(durationProperty, 'must not be negative');
-      if (allDay && parsed.value.exactMs !== 0) {
-        refuse(
-          durationProperty,
-          'must be whole days or weeks (P1D, P1W) when DTSTART is a date (RFC 5545 §3.8.2.5: dur-day or dur-week)',
-        );
+      let { days, exactMs } = parsed.value;
+      let durationText = text.toUpperCase();
+      if (allDay && exactMs !== 0) {
+        // Google exports all-day events with `DURATION:PT86400S`: a multiple of 24 hours on a date is whole days.
+        if (exactMs % MS_PER_DAY !== 0) {
+          refuse(
+            durationProperty,
+            'must be whole days or weeks (P1D, P1W) when DTSTART is a date (RFC 5545 §3.8.2.5: dur-day or dur-week)',
+          );
+        }
+        days += exactMs / MS_PER_DAY;
+        exactMs = 0;
+        durationText = `P${days}D`;
       }
       const rules = zoneRules(zone);
-      const endInstant =
-        rules.instantOf(rules.wallOf(startInstant) + parsed.value.days * MS_PER_DAY) + parsed.value.exactMs;
-      return { endInstant, durationText: text.toUpperCase() };
+      const endInstant = rules.instantOf(rules.wallOf(startInstant) + days * MS_PER_DAY) + exactMs;
+      return { endInstant, durationText };
     }
     // RFC 5545 §3.6.1: no DTEND and no DURATION is one day for a date, no time at all for a date-time.
     if (allDay) {
@@ -240,6 +251,32 @@ export class ItemBuilder {
       return { endInstant: rules.instantOf(start.wallMs + MS_PER_DAY), durationText: 'P1D' };
     }
     return { endInstant: startInstant, durationText: undefined };
+  }
+
+  /**
+   * A floating DTEND beside a DTSTART with TZID (Mozilla Calendar 1.x wrote `DTSTART;TZID=…:…T090000` and
+   * `DTEND:…T100000`). Read in the floating zone it could end before it starts; its writer meant the wall time in
+   * DTSTART's zone, so it is read there and the reading is reported.
+   */
+  private floatingEndOfZoned(
+    zone: string,
+    startInstant: number,
+    end: IcalTime,
+    endProperty: IcalProperty,
+  ): { endInstant: number; durationText: undefined; note: IcalProblem } {
+    const endInstant = zoneRules(zone).instantOf(end.wallMs);
+    if (endInstant < startInstant) refuse(endProperty, `is before DTSTART (both read in ${zone})`);
+    return {
+      endInstant,
+      durationText: undefined,
+      note: {
+        line: endProperty.line,
+        property: endProperty.name,
+        message:
+          `a floating time beside a DTSTART with TZID (RFC 5545 §3.3.5 reads it in no zone): read as ` +
+          `${formatWall(end.wallMs).replace('T', ' ')} in DTSTART's zone ${zone}; the event is imported`,
+      },
+    };
   }
 
   /**
@@ -275,9 +312,24 @@ export class ItemBuilder {
     field: 'RecurrenceDates' | 'ExceptionDates',
     properties: IcalProperty[],
     timing: Timing,
+    periods?: PeriodOfItsOwn[],
   ): string[] {
     const entries: string[] = [];
     for (const property of properties) {
+      if (property.type === 'period' && periods !== undefined) {
+        // `RDATE;VALUE=PERIOD` (Lotus Notes writes every instance so): each period's start is an occurrence; one
+        // of another length than the item's is kept for `buildItem` to give it its own end.
+        if (entries.length === 0) this.note(`${path}.Recurrence.${field}`, property);
+        for (const { start, endInstant } of this.times.periodsOf(property)) {
+          this.note(`${path}.Recurrence.${field}[${entries.length}]`, property);
+          if (entries.length + 1 === MAX_LIST) this.note(`${path}.Recurrence.${field}`, property);
+          const instant = this.times.seriesInstant(start, property, timing);
+          entries.push(formatIn(instant, timing.zone));
+          const length = endInstant - this.times.instantOf(start);
+          if (length !== timing.endInstant - timing.startInstant) periods.push({ instant, length, property });
+        }
+        continue;
+      }
       if (property.type === 'period') {
         refuse(
           property,
@@ -293,6 +345,48 @@ export class ItemBuilder {
       }
     }
     return entries;
+  }
+
+  /**
+   * RDATE periods of another length than the item's: on a timed item each keeps its length as an exception that
+   * gives that occurrence its own end (unless an override already changes it); on an all-day item the date is an
+   * occurrence of the item's days and the period's length is reported as not kept.
+   */
+  private periodExceptions(
+    path: string,
+    periods: readonly PeriodOfItsOwn[],
+    exceptions: ImportedException[],
+    timing: Timing,
+    uid: string,
+  ): void {
+    const changed = new Set(exceptions.map((exception) => exception.OriginalTime));
+    for (const { instant, length, property } of periods) {
+      const original = formatIn(instant, timing.zone);
+      if (changed.has(original)) continue;
+      changed.add(original);
+      if (timing.start.kind === 'date') {
+        this.report.skipLine(uid, {
+          line: property.line,
+          property: property.name,
+          message:
+            `the period starting ${original} lasts ${length / 60_000} minutes; on an all-day event it is read as ` +
+            'that date, lasting the event’s days',
+        });
+        continue;
+      }
+      this.noteException(
+        `${path}.Recurrence.Exceptions[${exceptions.length}]`,
+        property,
+        property,
+        property,
+        property,
+      );
+      exceptions.push({
+        OriginalTime: original,
+        NewStartTime: original,
+        NewEndTime: formatIn(instant + length, timing.zone),
+      });
+    }
   }
 
   /** A RECURRENCE-ID override as an exception; null when it changes neither start nor end. */
@@ -346,7 +440,7 @@ export class ItemBuilder {
 
   noteException(
     at: string,
-    override: IcalComponent,
+    override: IcalComponent | IcalProperty,
     recurrenceId: IcalProperty,
     start: IcalProperty,
     end: IcalProperty,
@@ -370,6 +464,13 @@ export class ItemBuilder {
       );
     }
   }
+}
+
+/** An RDATE period whose length differs from the item's (ms), at its occurrence's start. */
+interface PeriodOfItsOwn {
+  readonly instant: number;
+  readonly length: number;
+  readonly property: IcalProperty;
 }
 
 /** The DTO's limit on Name (`ScheduleItemInput.Name`, `@MaxLength(500)`). */

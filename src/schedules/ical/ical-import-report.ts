@@ -57,9 +57,14 @@ export interface ItemSource {
   readonly uid: string;
   /**
    * The series' key, stable across imports of the calendar: its UID; for a UID the file gives to several events
-   * (different masters, or overrides without master) the UID and the DTSTART (or RECURRENCE-ID) as written.
+   * the UID and the start as read (an instant in UTC, or the date of an all-day event); for overrides without
+   * master the UID and the RECURRENCE-ID as written.
    */
   readonly key: string;
+  /** For a series that shares its UID: its key with the start as written (how earlier imports stored it). */
+  readonly writtenKey?: string;
+  /** The schedule id this service's export wrote on the VEVENT (`X-PLATFORM-SCHEDULE-ID`), lower-case. */
+  readonly scheduleId?: string;
   /** A date-only (all-day) event: DTSTART;VALUE=DATE (stored as `schedule_items.all_day`). */
   readonly allDay: boolean;
   /** The master's SEQUENCE (0 when absent), stored with the UID so the export writes both back. */

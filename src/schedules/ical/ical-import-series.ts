@@ -3,7 +3,15 @@
 import { paramOf, type IcalComponent } from './ical-content.js';
 import { Refusal, type ImportReport } from './ical-import-report.js';
 import type { TimeReader, Timing } from './ical-import-times.js';
-import { compareVersions, derivedUid, isVersionOf, sequenceOf, uidOf } from './ical-versions.js';
+import {
+  compareVersions,
+  derivedUid,
+  isVersionOf,
+  scheduleIdOf,
+  sequenceOf,
+  uidOf,
+  writtenStart,
+} from './ical-versions.js';
 
 export interface EventEntry {
   event: IcalComponent;
@@ -11,6 +19,10 @@ export interface EventEntry {
   key: string;
   overrides: IcalComponent[];
   orphan: boolean;
+  /** One of several series with this UID: its key names its start too (the import normalises it once read). */
+  shared: boolean;
+  /** The schedule id this service's export wrote on it (`X-PLATFORM-SCHEDULE-ID`). */
+  scheduleId: string | undefined;
 }
 
 export class SeriesCollector {
@@ -25,7 +37,8 @@ export class SeriesCollector {
    * override as an event of its own. Versions of one component are reduced to the winner (`newer`); the others are
    * reported as skipped. Two masters with one UID are versions of each other when their SEQUENCE differs (a revision,
    * RFC 5546 §2.1.4) or when their DTSTART is the same (a copy or an edit that did not move it); otherwise they are
-   * different events that a feed gave one UID, and each is imported (overrides go with the first of them).
+   * different events that a feed gave one UID, and each is imported (overrides go with the master of the schedule
+   * whose id the export wrote on both, else with the first); see `isVersionOf`.
    */
   entriesOf(events: IcalComponent[]): EventEntry[] {
     const groups = new Map<string, { masters: IcalComponent[]; overrides: Map<string, IcalComponent> }>();
@@ -38,14 +51,30 @@ export class SeriesCollector {
       }
       const recurrenceId = event.properties.find((property) => property.name === 'RECURRENCE-ID');
       if (recurrenceId !== undefined) {
-        const key = `${paramOf(recurrenceId, 'tzid') ?? ''}|${recurrenceId.raw.trim().toUpperCase()}`;
+        // Overrides of two exported schedules that share a UID may name one occurrence: the schedule id keeps them apart.
+        const key = `${scheduleIdOf(event) ?? ''}|${paramOf(recurrenceId, 'tzid') ?? ''}|${recurrenceId.raw.trim().toUpperCase()}`;
         const other = group.overrides.get(key);
         group.overrides.set(key, other === undefined ? event : this.newerOf(other, event, uid));
         continue;
       }
       const at = group.masters.findIndex((master) => isVersionOf(master, event));
-      if (at < 0) group.masters.push(event);
-      else group.masters[at] = this.newerOf(group.masters[at], event, uid);
+      if (at >= 0) {
+        group.masters[at] = this.newerOf(group.masters[at], event, uid);
+        continue;
+      }
+      const parallel = group.masters.find(
+        (master) => writtenStart(master) === writtenStart(event) && scheduleIdOf(master) === undefined,
+      );
+      if (parallel !== undefined) {
+        this.report.skipLine(uid, {
+          line: event.line,
+          property: event.name,
+          message:
+            `shares its UID and DTSTART with the VEVENT at line ${parallel.line} (same SEQUENCE and DTSTAMP) but ` +
+            'has another SUMMARY or LOCATION: a parallel event, imported as a series of its own',
+        });
+      }
+      group.masters.push(event);
     }
     const entries: EventEntry[] = [];
     for (const [uid, group] of groups) {
@@ -60,17 +89,34 @@ export class SeriesCollector {
       };
       if (group.masters.length === 0) {
         for (const event of overrides) {
-          entries.push({ event, uid, key: keyOf(event, 'RECURRENCE-ID'), overrides: [], orphan: true });
+          entries.push({
+            event,
+            uid,
+            key: keyOf(event, 'RECURRENCE-ID'),
+            overrides: [],
+            orphan: true,
+            shared: several,
+            scheduleId: scheduleIdOf(event),
+          });
         }
         continue;
       }
+      // Overrides go with the master of their schedule (the export writes its id on both), else with the first.
+      const ids = group.masters.map(scheduleIdOf);
+      const ownerOf = (override: IcalComponent): number => {
+        const id = scheduleIdOf(override);
+        const at = id === undefined ? -1 : ids.indexOf(id);
+        return at < 0 ? 0 : at;
+      };
       group.masters.forEach((event, index) =>
         entries.push({
           event,
           uid,
           key: keyOf(event, 'DTSTART'),
-          overrides: index === 0 ? overrides : [],
+          overrides: overrides.filter((override) => ownerOf(override) === index),
           orphan: false,
+          shared: several,
+          scheduleId: ids[index],
         }),
       );
     }

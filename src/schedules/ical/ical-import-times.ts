@@ -1,6 +1,7 @@
 // Reading the import's DATE and DATE-TIME values (RFC 5545 §3.3.4, §3.3.5) and the zones they are in: TZIDs, their
 // VTIMEZONEs (matched by name, location or offsets) and the floating zone.
 import { MS_PER_DAY, daysFromCivil, daysInMonth } from '../recurrence/calendar.js';
+import { parseDuration } from '../recurrence/iso-duration.js';
 import { zoneRules } from '../recurrence/time-zone.js';
 import { paramOf, textOf, type IcalComponent, type IcalProperty } from './ical-content.js';
 import { refuse } from './ical-import-report.js';
@@ -113,7 +114,8 @@ export class TimeReader {
     for (const property of event.properties) {
       const tzid = paramOf(property, 'tzid');
       if (tzid === undefined) continue;
-      for (const token of property.raw.split(',')) {
+      // A period (`start/end`) names two date-times.
+      for (const token of property.raw.split(/[,/]/)) {
         const match = DATE_TIME.exec(token.trim());
         if (match === null) continue;
         const wall = wallOf(match);
@@ -175,38 +177,67 @@ export class TimeReader {
     if (!isDate && property.type !== 'date-time') {
       refuse(property, `VALUE=${property.type.toUpperCase()} is not a date or date-time`);
     }
-    const tzid = paramOf(property, 'tzid');
-    const scope = this.scopeIndex(property.line);
     const times: IcalTime[] = [];
+    for (const raw of property.raw.split(',')) times.push(this.timeOf(raw.trim(), property, isDate));
+    return times;
+  }
+
+  /**
+   * The periods of an `RDATE;VALUE=PERIOD` (§3.3.9: `start/end` or `start/duration`, start and end date-times): each
+   * start, and its end as an instant (a duration is added in the start's zone, days as nominal days).
+   */
+  periodsOf(property: IcalProperty): Array<{ start: IcalTime; endInstant: number }> {
+    const periods: Array<{ start: IcalTime; endInstant: number }> = [];
     for (const raw of property.raw.split(',')) {
       const token = raw.trim();
-      const date = dateOf(token, isDate);
-      if (date !== undefined) {
-        times.push({ kind: 'date', wallMs: date, scope });
-        continue;
-      }
-      const match = DATE_TIME.exec(token);
-      const wall = match === null ? undefined : wallOf(match);
-      if (wall === undefined) {
-        refuse(
-          property,
-          isDate
-            ? `"${token}" is not a date (YYYYMMDD)`
-            : `"${token}" is not a date-time (YYYYMMDDTHHMMSS, Z for UTC)`,
+      const slash = token.indexOf('/');
+      if (slash < 0) refuse(property, `"${token}" is not a period (start/end or start/duration)`);
+      const start = this.timeOf(token.slice(0, slash), property, false);
+      const startInstant = this.instantOf(start);
+      const second = token.slice(slash + 1);
+      let endInstant: number;
+      if (/^[+-]?P/i.test(second)) {
+        const parsed = parseDuration(second.toUpperCase());
+        if (!parsed.ok) refuse(property, `"${token}": ${parsed.reason}`);
+        const rules = zoneRules(
+          start.kind === 'zoned' ? start.zone! : start.kind === 'utc' ? 'UTC' : this.floatingZone(start),
         );
+        endInstant =
+          rules.instantOf(rules.wallOf(startInstant) + parsed.value.days * MS_PER_DAY) + parsed.value.exactMs;
+      } else {
+        endInstant = this.instantOf(this.timeOf(second, property, false));
       }
-      if (match![7] !== '' && tzid !== undefined) {
-        refuse(
-          property,
-          `"${token}" is a UTC time and cannot carry TZID (RFC 5545 §3.2.19); drop the Z or the TZID`,
-        );
-      }
-      if (match![7] !== '') times.push({ kind: 'utc', wallMs: wall });
-      else if (tzid !== undefined)
-        times.push({ kind: 'zoned', wallMs: wall, zone: this.zoneOf(tzid, property) });
-      else times.push({ kind: 'floating', wallMs: wall, scope });
+      if (endInstant < startInstant) refuse(property, `"${token}": the period ends before it starts`);
+      periods.push({ start, endInstant });
     }
-    return times;
+    return periods;
+  }
+
+  /** One DATE or DATE-TIME token of a property (see `timesOf`). */
+  private timeOf(token: string, property: IcalProperty, isDate: boolean): IcalTime {
+    const tzid = paramOf(property, 'tzid');
+    const scope = this.scopeIndex(property.line);
+    const date = dateOf(token, isDate);
+    if (date !== undefined) return { kind: 'date', wallMs: date, scope };
+    const match = DATE_TIME.exec(token);
+    const wall = match === null ? undefined : wallOf(match);
+    if (wall === undefined) {
+      refuse(
+        property,
+        isDate
+          ? `"${token}" is not a date (YYYYMMDD)`
+          : `"${token}" is not a date-time (YYYYMMDDTHHMMSS, Z for UTC)`,
+      );
+    }
+    if (match![7] !== '' && tzid !== undefined) {
+      refuse(
+        property,
+        `"${token}" is a UTC time and cannot carry TZID (RFC 5545 §3.2.19); drop the Z or the TZID`,
+      );
+    }
+    if (match![7] !== '') return { kind: 'utc', wallMs: wall };
+    if (tzid !== undefined) return { kind: 'zoned', wallMs: wall, zone: this.zoneOf(tzid, property) };
+    return { kind: 'floating', wallMs: wall, scope };
   }
 
   instantOf(time: IcalTime): number {

@@ -468,9 +468,9 @@ describe('importCalendar: a calendar with nothing importable left is refused, na
       event('UID:1', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY'),
     ],
     [
-      'RDATE periods',
-      'line 6: RDATE: VALUE=PERIOD cannot be represented',
-      event('UID:1', 'DTSTART:20260105T090000Z', 'RDATE;VALUE=PERIOD:20260106T090000Z/PT1H'),
+      'EXDATE periods',
+      'line 6: EXDATE: VALUE=PERIOD cannot be represented',
+      event('UID:1', 'DTSTART:20260105T090000Z', 'EXDATE;VALUE=PERIOD:20260106T090000Z/PT1H'),
     ],
     [
       'an unknown TZID',
@@ -727,13 +727,20 @@ describe('importCalendar: skip and report', () => {
   it('keeps the newest of several masters with one UID; a feed repeating one UID for different events imports each', () => {
     const versions = importCalendar(
       ics(
-        ...event('UID:v', 'SEQUENCE:3', 'DTSTART:20260105T090000Z'),
+        ...event('UID:v', 'SEQUENCE:3', 'DTSTART:20260105T090000Z', 'DTSTAMP:20260101T000000Z'),
         ...event('UID:v', 'SEQUENCE:1', 'DTSTART:20260106T090000Z'),
-        ...event('UID:v', 'SEQUENCE:3', 'DTSTART:20260105T090000Z', 'SUMMARY:copy'),
+        // An edit that kept SEQUENCE and DTSTART: its later DTSTAMP makes it the newer version.
+        ...event(
+          'UID:v',
+          'SEQUENCE:3',
+          'DTSTART:20260105T090000Z',
+          'DTSTAMP:20260102T000000Z',
+          'SUMMARY:copy',
+        ),
       ),
     );
     expect(versions.ScheduleItems).toMatchObject([{ Name: 'copy', Start: '2026-01-05T09:00:00Z' }]);
-    expect(versions.skipped.map((entry) => entry.line)).toEqual([3, 8]);
+    expect(versions.skipped.map((entry) => entry.line)).toEqual([3, 9]);
     const feed = importCalendar(
       ics(...event('UID:same', 'DTSTART:20260105T090000Z'), ...event('UID:same', 'DTSTART:20260106T090000Z')),
     );
@@ -742,10 +749,24 @@ describe('importCalendar: skip and report', () => {
       '2026-01-06T09:00:00Z',
     ]);
     expect(feed.skipped).toEqual([]);
-    // Each its own series (schedule), keyed by the UID and its DTSTART as written.
+    // Each its own series (schedule), keyed by the UID and its start as read (and as written, for earlier imports).
     expect(feed.sources).toEqual([
-      { line: 3, uid: 'same', key: 'same\n|20260105T090000Z', allDay: false, sequence: 0 },
-      { line: 7, uid: 'same', key: 'same\n|20260106T090000Z', allDay: false, sequence: 0 },
+      {
+        line: 3,
+        uid: 'same',
+        key: 'same\n2026-01-05T09:00:00.000Z',
+        writtenKey: 'same\n|20260105T090000Z',
+        allDay: false,
+        sequence: 0,
+      },
+      {
+        line: 7,
+        uid: 'same',
+        key: 'same\n2026-01-06T09:00:00.000Z',
+        writtenKey: 'same\n|20260106T090000Z',
+        allDay: false,
+        sequence: 0,
+      },
     ]);
   });
 

@@ -98,8 +98,11 @@ const READ = new Set([
   'RECURRENCE-ID',
 ]);
 
-/** Lines not in READ that are still kept: the version of an event (ical-versions.ts). The rest is only checked. */
-const KEPT = new Set(['SEQUENCE', 'DTSTAMP']);
+/**
+ * Lines not in READ that are still kept: the version of an event and what tells events with one UID apart
+ * (ical-versions.ts). The rest is only checked.
+ */
+const KEPT = new Set(['SEQUENCE', 'DTSTAMP', 'LOCATION', 'X-PLATFORM-SCHEDULE-ID']);
 
 /** Read lines an event can do without: a malformed one is left out and reported (the item then has no Name). */
 const OPTIONAL = new Set(['SUMMARY']);
@@ -159,7 +162,7 @@ class CalendarImport {
     yield* this.times.matchUnnamedZones();
     const items: ImportedItem[] = [];
     const sources: ItemSource[] = [];
-    for (const { event, uid, key, overrides, orphan } of entries) {
+    for (const { event, uid, key, overrides, orphan, shared, scheduleId } of entries) {
       yield;
       this.items.pendingLines = new Map();
       const index = items.length;
@@ -180,11 +183,18 @@ class CalendarImport {
       for (const [field, at] of this.items.pendingLines) this.fieldLines.set(field, at);
       items.push(item);
       const start = event.properties.find((property) => property.name === 'DTSTART');
+      const allDay = start !== undefined && writtenAsDate(start);
+      // A series that shares its UID is known again by its start as read (an instant; a date when all-day), so a
+      // producer that writes the same start another way (another TZID, UTC) updates it; `writtenKey` finds series
+      // stored under the start as written.
+      const normalised = shared && !orphan ? `${uid}\n${normalisedStart(item, allDay)}` : key;
       sources.push({
         line: event.line,
         uid,
-        key,
-        allDay: start !== undefined && writtenAsDate(start),
+        key: normalised,
+        ...(normalised === key ? {} : { writtenKey: key }),
+        ...(scheduleId === undefined ? {} : { scheduleId }),
+        allDay,
         sequence: sequenceOf(event),
       });
     }
@@ -213,6 +223,13 @@ class CalendarImport {
       },
     };
   }
+}
+
+/** The item's start as an instant in UTC (`2026-01-05T08:00:00.000Z`), or its local date when all-day. */
+function normalisedStart(item: ImportedItem, allDay: boolean): string {
+  if (allDay) return item.Start.slice(0, 10);
+  const instant = Date.parse(item.Start);
+  return Number.isNaN(instant) ? item.Start : new Date(instant).toISOString();
 }
 
 /** `A.B[2].C` → `A.B[2]` → `A.B` → `A`. */

@@ -48,12 +48,40 @@ export function compareVersions(a: IcalComponent, b: IcalComponent): number {
   return stampA === stampB ? 0 : stampA > stampB ? 1 : -1;
 }
 
-/** Two masters with one UID: the same event (versions) or two events a feed gave one UID (see `entriesOf`). */
+/** The schedule id this service's export wrote on a VEVENT (`X-PLATFORM-SCHEDULE-ID`), lower-case; undefined if none. */
+export function scheduleIdOf(component: IcalComponent): string | undefined {
+  const property = component.properties.find((candidate) => candidate.name === 'X-PLATFORM-SCHEDULE-ID');
+  const id = property?.raw.trim().toLowerCase();
+  return id !== undefined && SCHEDULE_ID.test(id) ? id : undefined;
+}
+
+const SCHEDULE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** DTSTART as written, with its TZID: masters with one UID and one start may be versions of one event. */
+export function writtenStart(component: IcalComponent): string | undefined {
+  const property = component.properties.find((candidate) => candidate.name === 'DTSTART');
+  return property === undefined ? undefined : `${paramOf(property, 'tzid') ?? ''}|${property.raw.trim()}`;
+}
+
+/** SUMMARY and LOCATION as written: what tells two events apart that a feed gave one UID and one start. */
+function contentOf(component: IcalComponent): string {
+  return ['SUMMARY', 'LOCATION']
+    .map((name) => component.properties.find((candidate) => candidate.name === name)?.raw.trim() ?? '')
+    .join('\n');
+}
+
+/**
+ * Two masters with one UID: the same event (versions) or two events a feed gave one UID (see `entriesOf`). Masters
+ * this service exported from two schedules are two events. Otherwise a different SEQUENCE makes them versions, a
+ * different DTSTART two events; with the same SEQUENCE and DTSTART, a different DTSTAMP makes them versions (an edit
+ * that did not move the event), and masters of one SEQUENCE and DTSTAMP that differ in SUMMARY or LOCATION are
+ * parallel events (a conference feed giving its talks one UID): neither can be the newer.
+ */
 export function isVersionOf(a: IcalComponent, b: IcalComponent): boolean {
+  const idA = scheduleIdOf(a);
+  const idB = scheduleIdOf(b);
+  if (idA !== undefined && idB !== undefined && idA !== idB) return false;
   if (sequenceOf(a) !== sequenceOf(b)) return true;
-  const start = (component: IcalComponent): string | undefined => {
-    const property = component.properties.find((candidate) => candidate.name === 'DTSTART');
-    return property === undefined ? undefined : `${paramOf(property, 'tzid') ?? ''}|${property.raw.trim()}`;
-  };
-  return start(a) === start(b);
+  if (writtenStart(a) !== writtenStart(b)) return false;
+  return stampOf(a) !== stampOf(b) || contentOf(a) === contentOf(b);
 }
