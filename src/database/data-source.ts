@@ -79,6 +79,37 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
   };
 }
 
+/**
+ * PostgreSQL, once migrated and about to serve: every connection of the pool waits at most `lockMs` for a lock
+ * and runs a statement at most `statementMs` (lock_timeout and statement_timeout; 55P03 and 57014, answered 503
+ * busy). New connections get them as start-up parameters, those already open (the migrations') a session SET.
+ * Migrations run before, without them: a long index build is not a request.
+ */
+export async function applyServingTimeouts(
+  dataSource: DataSource,
+  timeouts: AppConfig['databaseTimeouts'],
+): Promise<void> {
+  if (dataSource.options.type !== 'postgres') return;
+  const pool = (dataSource.driver as unknown as { master: pg.Pool & { options: pg.PoolConfig } }).master;
+  Object.assign(pool.options, {
+    lock_timeout: timeouts.lockMs || undefined,
+    statement_timeout: timeouts.statementMs || undefined,
+  });
+  // Nothing else runs yet: the idle connections are the ones handed out first.
+  const idle = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+  try {
+    await Promise.all(
+      idle.map((client) =>
+        client.query(
+          `SET lock_timeout = ${Math.trunc(timeouts.lockMs)}; SET statement_timeout = ${Math.trunc(timeouts.statementMs)}`,
+        ),
+      ),
+    );
+  } finally {
+    for (const client of idle) client.release();
+  }
+}
+
 export interface OpenOptions {
   /** Only these migrations (oldest first) are known, e.g. the prefix a restored older backup was written by. */
   migrations?: DataSourceOptions['migrations'];

@@ -23,6 +23,7 @@ import { CORRELATION_HEADER, CORRELATION_ID, correlationPlugin } from './plugins
 import { directRoutesPlugin } from './plugins/direct-routes.plugin.js';
 import { drainPlugin } from './plugins/drain.plugin.js';
 import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
+import { longWorkPlugin } from './plugins/long-work.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
@@ -90,6 +91,7 @@ export async function configureHttp(
   await fastify.register(correlationPlugin, { config, logger });
   await fastify.register(overloadPlugin, { maxEventLoopDelayMs: config.overloadEventLoopDelayMs, metrics });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
+  await fastify.register(longWorkPlugin, { concurrency: config.longWorkConcurrency, metrics });
   await fastify.register(auditRefusalsPlugin, { config, trail });
   await fastify.register(idempotencyPlugin, { store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });
