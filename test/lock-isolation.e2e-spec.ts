@@ -1,7 +1,8 @@
 // One lock or one caller cannot take the instance down. Another connection holds the schedules table (PostgreSQL:
 // LOCK TABLE … ACCESS EXCLUSIVE inside a transaction, as a migration or a maintenance transaction does; SQLite:
 // another connection's open write transaction): schedule writes are answered 503 busy with Retry-After and none
-// of them is stored once the lock goes; other areas' reads and readiness keep answering 200. And imports beyond
+// of them is stored once the lock goes; readiness and the other areas keep answering (on PostgreSQL the blocked
+// schedule requests hold at most AREA_CONCURRENCY pooled connections, so a SCIM read and write find one). And imports beyond
 // LONG_WORK_CONCURRENCY are refused at once with 503 Overloaded and Retry-After, while reads and readiness answer.
 import http from 'node:http';
 import Database from 'better-sqlite3';
@@ -82,11 +83,22 @@ describe('another session holding the schedules table', () => {
       const pending = Array.from({ length: count }, (_, index) =>
         t.post('/api/v1/Schedule', item(`locked-${index}`)),
       );
-      const [scim, ready] = await Promise.all([
+      const [scim, scimWrite, ready] = await Promise.all([
         t.request({ method: 'GET', url: '/api/v1/scim/Users', headers: auth }),
+        t.request({
+          method: 'POST',
+          url: '/api/v1/scim/Users',
+          headers: { ...auth, 'content-type': 'application/scim+json' },
+          payload: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: 'written-while-locked',
+          }),
+        }),
         t.request({ method: 'GET', url: '/health/ready' }),
       ]);
       expect(scim.statusCode).toBe(200);
+      // SQLite has one writer per file: another connection's write transaction holds every table.
+      expect(scimWrite.statusCode).toBe(isPostgresRun() ? 201 : 503);
       expect(ready.statusCode).toBe(200);
       writes = await Promise.all(pending);
       // Still held: readiness is about the instance, not one table.

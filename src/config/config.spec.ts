@@ -32,11 +32,18 @@ describe('loadConfig', () => {
   it('bounds PostgreSQL lock waits and statements below the request time-out', () => {
     expect(load({}).databaseTimeouts).toEqual({ lockMs: 3_000, statementMs: 15_000 });
     expect(load({}).longWorkConcurrency).toBe(4);
-    expect(load({ REQUEST_TIMEOUT_MS: '4000' }).databaseTimeouts).toEqual({
-      lockMs: 2_000,
-      statementMs: 2_000,
+    expect(load({}).areaConcurrency).toBe(6);
+    expect(load({ REQUEST_TIMEOUT_MS: '10000' }).databaseTimeouts).toEqual({
+      lockMs: 3_000,
+      statementMs: 5_000,
     });
-    expect(load({ REQUEST_TIMEOUT_MS: '300' }).databaseTimeouts.statementMs).toBe(299);
+    expect(load({ REQUEST_TIMEOUT_MS: '300' }).databaseTimeouts).toEqual({
+      lockMs: 3_000,
+      statementMs: 3_000,
+    });
+    expect(
+      load({ REQUEST_TIMEOUT_MS: '4000', DATABASE_STATEMENT_TIMEOUT_MS: '2000' }).databaseTimeouts,
+    ).toEqual({ lockMs: 2_000, statementMs: 2_000 });
     expect(load({ REQUEST_TIMEOUT_MS: '0' }).databaseTimeouts).toEqual({
       lockMs: 3_000,
       statementMs: 15_000,

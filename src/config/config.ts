@@ -36,6 +36,8 @@ export interface AppConfig {
   databaseTimeouts: { lockMs: number; statementMs: number };
   /** Requests of the long-work routes (imports, exports, bulk SCIM) one instance carries out at a time. */
   longWorkConcurrency: number;
+  /** Requests of one database-bound area (schedules, SCIM) in flight at a time per instance; 0 = no limit. */
+  areaConcurrency: number;
   trustProxy: boolean;
   securityHeaders: boolean;
   /** Controller methods called straight from their Fastify route where Nest's pipeline adds nothing (http/direct-routes.ts). */
@@ -284,34 +286,24 @@ function oidc(env: Env, apiKeys: readonly string[]): OidcConfig | undefined {
 }
 
 /**
- * The statement limit defaults to half the request time-out (at least 1 s unless the time-out is shorter, at most
- * 15 s), the lock wait to 3 s (at most the statement limit): a blocked write is a 503 busy within seconds, and no
- * statement outlives its request's answer.
+ * The statement limit defaults to half the request time-out (at least 3 s, at most 15 s), the lock wait to 3 s (at
+ * most the statement limit): a blocked write is a 503 busy within seconds, and with a request time-out of 6 s or
+ * more no statement outlives its request's answer. A value set explicitly must be below the request time-out.
  */
 function databaseTimeouts(env: Env, requestTimeoutMs: number): AppConfig['databaseTimeouts'] {
   const statementDefault =
-    requestTimeoutMs > 0
-      ? Math.min(15_000, Math.max(Math.ceil(requestTimeoutMs / 2), Math.min(1_000, requestTimeoutMs - 1)))
-      : 15_000;
-  const statementMs = integer(
-    env,
-    'DATABASE_STATEMENT_TIMEOUT_MS',
-    Math.max(1, statementDefault),
-    0,
-    3_600_000,
-  );
-  if (requestTimeoutMs > 1 && (statementMs === 0 || statementMs >= requestTimeoutMs))
+    requestTimeoutMs > 0 ? Math.min(15_000, Math.max(Math.ceil(requestTimeoutMs / 2), 3_000)) : 15_000;
+  const statementMs = integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', statementDefault, 1, 3_600_000);
+  if (
+    text(env, 'DATABASE_STATEMENT_TIMEOUT_MS') !== undefined &&
+    requestTimeoutMs > 0 &&
+    statementMs >= requestTimeoutMs
+  )
     throw new ConfigError(
       'DATABASE_STATEMENT_TIMEOUT_MS',
-      `must be between 1 and REQUEST_TIMEOUT_MS - 1 (${requestTimeoutMs - 1}), got ${statementMs}`,
+      `must be below REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${statementMs}`,
     );
-  const lockDefault = statementMs > 0 ? Math.min(3_000, statementMs) : 3_000;
-  const lockMs = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', lockDefault, 0, 3_600_000);
-  if (statementMs > 0 && (lockMs === 0 || lockMs > statementMs))
-    throw new ConfigError(
-      'DATABASE_LOCK_TIMEOUT_MS',
-      `must be between 1 and DATABASE_STATEMENT_TIMEOUT_MS (${statementMs}), got ${lockMs}`,
-    );
+  const lockMs = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', Math.min(3_000, statementMs), 1, statementMs);
   return { lockMs, statementMs };
 }
 
@@ -356,6 +348,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     requestTimeoutMs,
     databaseTimeouts: databaseTimeouts(env, requestTimeoutMs),
     longWorkConcurrency: integer(env, 'LONG_WORK_CONCURRENCY', 4, 1, 1_000),
+    areaConcurrency: integer(env, 'AREA_CONCURRENCY', 6, 0, 1_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     securityHeaders: boolean(env, 'SECURITY_HEADERS', true),
     directRoutes: boolean(env, 'DIRECT_ROUTES', true),

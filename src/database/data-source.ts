@@ -26,7 +26,7 @@ class ListenedClient extends pg.Client {
 }
 
 /** How long a request waits for a pooled PostgreSQL connection (or for a connect to answer). */
-const POOL_WAIT_MS = 5_000;
+export const POOL_WAIT_MS = 5_000;
 
 export function dialectOf(database: DatabaseConfig): Dialect {
   return database.type;
