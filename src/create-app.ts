@@ -9,7 +9,7 @@ import { AppModule } from './app.module.js';
 import { ApiKeysService, createBootstrapKeyIfNeeded } from './auth/api-keys.service.js';
 import { ApiKey } from './auth/entities/api-key.entity.js';
 import type { AppConfig } from './config/config.js';
-import { createDataSource } from './database/data-source.js';
+import { applyServingTimeouts, createDataSource } from './database/data-source.js';
 import { watchDatabase } from './database/database-health.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
@@ -63,6 +63,7 @@ export async function prepareDatabase(
       ),
     );
     servingBusyTimeout(dataSource);
+    await applyServingTimeouts(dataSource, config.databaseTimeouts);
     return { dataSource, bootstrapKey: created?.key };
   } catch (error) {
     await dataSource.destroy();

@@ -1,8 +1,8 @@
 // A lock wait past its limit (issue 30, item 5): another process holds SQLite's write lock (as a second large
 // import or a CLI migrating would) longer than the serving busy timeout; the write is answered 503
 // DatabaseUnavailable with Retry-After and a message saying the database is busy with another write — not that it
-// is unreachable — and readiness stays 200, since the database is up. SQLite only (on PostgreSQL the service sets no
-// lock_timeout, so a lock wait ends at the request time-out; lock_not_available is classified in the unit spec).
+// is unreachable — and readiness stays 200, since the database is up. SQLite only here; PostgreSQL's lock_timeout
+// behind another session's LOCK TABLE is in lock-isolation.e2e-spec.ts.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isPostgresRun } from './support/test-database.js';

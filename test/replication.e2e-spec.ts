@@ -459,9 +459,19 @@ describe('replication: ingestion, topology and cost', () => {
       const calls = nodes.flatMap(({ server, node }, i) =>
         [0, 1, 2, 3, 4].map((k) => ({ server, node, applied: ((i + k * 3) % 4) + 1 })),
       );
+      // A report that waited past the database's lock limit is answered 503 busy with Retry-After (nothing
+      // stored); the agent sends it again, as any client of a retryable answer does.
+      const reportRetried = async (body: Record<string, unknown>) => {
+        for (let attempt = 1; ; attempt++) {
+          const response = await t.post('/api/v1/Replication/Agent/report', body);
+          if (response.statusCode !== 503 || response.headers['retry-after'] === undefined || attempt === 20)
+            return response;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
       const responses = await Promise.all(
         calls.map(({ server, node, applied }) =>
-          t.post('/api/v1/Replication/Agent/report', {
+          reportRetried({
             Server: server,
             Node: node,
             Collection: concurrent,

@@ -29,6 +29,34 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config) && Object.isFrozen(config.smartthings)).toBe(true);
   });
 
+  it('bounds PostgreSQL lock waits and statements below the request time-out', () => {
+    expect(load({}).databaseTimeouts).toEqual({ lockMs: 3_000, statementMs: 15_000 });
+    expect(load({}).longWorkConcurrency).toBe(4);
+    expect(load({}).areaConcurrency).toBe(6);
+    expect(load({ REQUEST_TIMEOUT_MS: '10000' }).databaseTimeouts).toEqual({
+      lockMs: 3_000,
+      statementMs: 5_000,
+    });
+    expect(load({ REQUEST_TIMEOUT_MS: '300' }).databaseTimeouts).toEqual({
+      lockMs: 3_000,
+      statementMs: 3_000,
+    });
+    expect(
+      load({ REQUEST_TIMEOUT_MS: '4000', DATABASE_STATEMENT_TIMEOUT_MS: '2000' }).databaseTimeouts,
+    ).toEqual({ lockMs: 2_000, statementMs: 2_000 });
+    expect(load({ REQUEST_TIMEOUT_MS: '0' }).databaseTimeouts).toEqual({
+      lockMs: 3_000,
+      statementMs: 15_000,
+    });
+    expect(
+      load({ DATABASE_STATEMENT_TIMEOUT_MS: '20000', DATABASE_LOCK_TIMEOUT_MS: '500' }).databaseTimeouts,
+    ).toEqual({ lockMs: 500, statementMs: 20_000 });
+    expect(() => load({ DATABASE_STATEMENT_TIMEOUT_MS: '30000' })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+    expect(() => load({ DATABASE_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+    expect(() => load({ DATABASE_LOCK_TIMEOUT_MS: '20000' })).toThrow(/DATABASE_LOCK_TIMEOUT_MS/);
+    expect(() => load({ LONG_WORK_CONCURRENCY: '0' })).toThrow(/LONG_WORK_CONCURRENCY/);
+  });
+
   it('reads the egress policy (OUTBOUND_ALLOW / OUTBOUND_DENY) and the per-tenant SMTP cap', () => {
     expect(load({}).outbound).toEqual({ allow: [], deny: [] });
     expect(load({}).mail.maxConfigurationsPerTenant).toBe(20);

@@ -28,6 +28,16 @@ export interface AppConfig {
   bodyLimit: number;
   rateLimit: number;
   requestTimeoutMs: number;
+  /**
+   * PostgreSQL, while serving: how long a statement may wait for a lock (lock_timeout) and run at all
+   * (statement_timeout) before it fails as busy; both below the request time-out, so a request is answered, and its
+   * transaction over, before its deadline. 0 = no limit.
+   */
+  databaseTimeouts: { lockMs: number; statementMs: number };
+  /** Requests of the long-work routes (imports, exports, bulk SCIM) one instance carries out at a time. */
+  longWorkConcurrency: number;
+  /** Requests of one database-bound area (schedules, SCIM) in flight at a time per instance; 0 = no limit. */
+  areaConcurrency: number;
   trustProxy: boolean;
   securityHeaders: boolean;
   /** Controller methods called straight from their Fastify route where Nest's pipeline adds nothing (http/direct-routes.ts). */
@@ -275,6 +285,28 @@ function oidc(env: Env, apiKeys: readonly string[]): OidcConfig | undefined {
   };
 }
 
+/**
+ * The statement limit defaults to half the request time-out (at least 3 s, at most 15 s), the lock wait to 3 s (at
+ * most the statement limit): a blocked write is a 503 busy within seconds, and with a request time-out of 6 s or
+ * more no statement outlives its request's answer. A value set explicitly must be below the request time-out.
+ */
+function databaseTimeouts(env: Env, requestTimeoutMs: number): AppConfig['databaseTimeouts'] {
+  const statementDefault =
+    requestTimeoutMs > 0 ? Math.min(15_000, Math.max(Math.ceil(requestTimeoutMs / 2), 3_000)) : 15_000;
+  const statementMs = integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', statementDefault, 1, 3_600_000);
+  if (
+    text(env, 'DATABASE_STATEMENT_TIMEOUT_MS') !== undefined &&
+    requestTimeoutMs > 0 &&
+    statementMs >= requestTimeoutMs
+  )
+    throw new ConfigError(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      `must be below REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${statementMs}`,
+    );
+  const lockMs = integer(env, 'DATABASE_LOCK_TIMEOUT_MS', Math.min(3_000, statementMs), 1, statementMs);
+  return { lockMs, statementMs };
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -294,6 +326,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const encryptionKey = text(env, 'ENCRYPTION_KEY');
   const databaseConfig = database(env, dataDir);
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000);
 
   const config: AppConfig = {
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -312,7 +345,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsPublic: boolean(env, 'METRICS_PUBLIC', false),
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     rateLimit: integer(env, 'RATE_LIMIT', 6000, 0, 10_000_000),
-    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    requestTimeoutMs,
+    databaseTimeouts: databaseTimeouts(env, requestTimeoutMs),
+    longWorkConcurrency: integer(env, 'LONG_WORK_CONCURRENCY', 4, 1, 1_000),
+    areaConcurrency: integer(env, 'AREA_CONCURRENCY', 6, 0, 1_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     securityHeaders: boolean(env, 'SECURITY_HEADERS', true),
     directRoutes: boolean(env, 'DIRECT_ROUTES', true),

@@ -26,7 +26,7 @@ class ListenedClient extends pg.Client {
 }
 
 /** How long a request waits for a pooled PostgreSQL connection (or for a connect to answer). */
-const POOL_WAIT_MS = 5_000;
+export const POOL_WAIT_MS = 5_000;
 
 export function dialectOf(database: DatabaseConfig): Dialect {
   return database.type;
@@ -77,6 +77,37 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
       registerSqliteFunctions(db);
     },
   };
+}
+
+/**
+ * PostgreSQL, once migrated and about to serve: every connection of the pool waits at most `lockMs` for a lock
+ * and runs a statement at most `statementMs` (lock_timeout and statement_timeout; 55P03 and 57014, answered 503
+ * busy). New connections get them as start-up parameters, those already open (the migrations') a session SET.
+ * Migrations run before, without them: a long index build is not a request.
+ */
+export async function applyServingTimeouts(
+  dataSource: DataSource,
+  timeouts: AppConfig['databaseTimeouts'],
+): Promise<void> {
+  if (dataSource.options.type !== 'postgres') return;
+  const pool = (dataSource.driver as unknown as { master: pg.Pool & { options: pg.PoolConfig } }).master;
+  Object.assign(pool.options, {
+    lock_timeout: timeouts.lockMs || undefined,
+    statement_timeout: timeouts.statementMs || undefined,
+  });
+  // Nothing else runs yet: the idle connections are the ones handed out first.
+  const idle = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+  try {
+    await Promise.all(
+      idle.map((client) =>
+        client.query(
+          `SET lock_timeout = ${Math.trunc(timeouts.lockMs)}; SET statement_timeout = ${Math.trunc(timeouts.statementMs)}`,
+        ),
+      ),
+    );
+  } finally {
+    for (const client of idle) client.release();
+  }
 }
 
 export interface OpenOptions {

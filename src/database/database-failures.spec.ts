@@ -26,6 +26,7 @@ describe('classifyDatabaseError', () => {
     ['08006', 'unavailable'], // connection_failure
     ['53300', 'unavailable'], // too_many_connections
     ['55P03', 'busy'], // lock_not_available
+    ['57014', 'busy'], // query_canceled (statement_timeout)
     ['40P01', 'busy'], // deadlock_detected
     ['40001', 'busy'], // serialization_failure
     ['SQLITE_LOCKED', 'busy'],

@@ -35,6 +35,7 @@ const PG_UNAVAILABLE_CODES = new Set([
 ]);
 const PG_BUSY_CODES = new Set([
   '55P03', // lock_not_available (lock_timeout)
+  '57014', // query_canceled (statement_timeout): a statement past its limit, not a server going away
   '40001', // serialization_failure
   '40P01', // deadlock_detected
 ]);

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Controller, Get, Header, type OnModuleDestroy, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Public, RequireScope } from '../auth/scopes.js';
 import { DatabaseHealth } from '../database/database-health.js';
 import { portableQuery } from '../database/portable-sql.js';
+import { ReadinessConnection } from '../database/readiness-connection.js';
 import { sqliteHasRoom, sqliteWritable } from '../database/storage-room.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -18,13 +19,17 @@ const STORAGE_PROBE =
 
 @ApiExcludeController()
 @Controller()
-export class HealthController {
+export class HealthController implements OnModuleDestroy {
+  /** Not the pool: readiness is not queued behind the requests' work (readiness-connection.ts). */
+  private readonly probe: ReadinessConnection;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: MetricsService,
     private readonly shutdown: ShutdownState,
     private readonly database: DatabaseHealth,
   ) {
+    this.probe = new ReadinessConnection(dataSource);
     metrics.registry.registerMetric(
       new Gauge({
         name: 'platform_database_available',
@@ -68,6 +73,10 @@ export class HealthController {
     );
   }
 
+  async onModuleDestroy(): Promise<void> {
+    await this.probe.close();
+  }
+
   /** The process is up and serving. */
   @Public()
   @Get('health/live')
@@ -76,7 +85,8 @@ export class HealthController {
   }
 
   /**
-   * The process can do its work: it is not shutting down, the database answers, and its storage takes writes
+   * The process can do its work: it is not shutting down, the database answers (over a connection of its own, so
+   * neither a pool busy with requests nor a lock on one table makes the instance unready), and its storage takes writes
    * (on SQLite the data folder is writable and has 1 MiB free — checked every time, so a full or read-only disk
    * shows here before a write fails on it; after a write failed for a full storage, one small write here shows whether space is back —
    * otherwise a balancer that sends nothing to an unready instance would never let a client's write show it).
@@ -88,7 +98,7 @@ export class HealthController {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The instance is shutting down.');
     }
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.probe.check();
     } catch {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The database is not reachable.');
     }

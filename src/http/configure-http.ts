@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { ApiKeyAuthenticator } from '../auth/api-key.auth.js';
 import type { AppConfig } from '../config/config.js';
+import { POOL_WAIT_MS } from '../database/data-source.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { httpTracer } from '../tracing/http-tracing.js';
 import { tracing } from '../tracing/tracing.js';
@@ -23,6 +24,8 @@ import { CORRELATION_HEADER, CORRELATION_ID, correlationPlugin } from './plugins
 import { directRoutesPlugin } from './plugins/direct-routes.plugin.js';
 import { drainPlugin } from './plugins/drain.plugin.js';
 import { idempotencyPlugin } from './plugins/idempotency.plugin.js';
+import { areaSharePlugin } from './plugins/area-share.plugin.js';
+import { longWorkPlugin } from './plugins/long-work.plugin.js';
 import { metricsLogPlugin } from './plugins/metrics-log.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
 import { tracingPlugin } from './plugins/tracing.plugin.js';
@@ -90,6 +93,8 @@ export async function configureHttp(
   await fastify.register(correlationPlugin, { config, logger });
   await fastify.register(overloadPlugin, { maxEventLoopDelayMs: config.overloadEventLoopDelayMs, metrics });
   await fastify.register(authPlugin, { config, authenticator, rateLimiter });
+  await fastify.register(longWorkPlugin, { concurrency: config.longWorkConcurrency, metrics });
+  await fastify.register(areaSharePlugin, { concurrency: config.areaConcurrency, waitMs: POOL_WAIT_MS });
   await fastify.register(auditRefusalsPlugin, { config, trail });
   await fastify.register(idempotencyPlugin, { store: idempotencyStore });
   await fastify.register(contentTypesPlugin, { config });

@@ -35,7 +35,8 @@ export function ApiErrorResponses(options: { auth?: boolean } = {}): ClassDecora
       status: 503,
       description:
         'DatabaseUnavailable (unreachable, restarting, overloaded, or busy with another write past the wait limit), ' +
-        "RequestTimeout, or ServiceUnavailable (the access token's issuer cannot be reached for its signing key): " +
+        'RequestTimeout, Overloaded (the instance sheds load, or runs as many imports and exports as it takes), ' +
+        "or ServiceUnavailable (the access token's issuer cannot be reached for its signing key): " +
         'nothing was stored; retry after Retry-After',
       type: ErrorEnvelopeDto,
     }),

@@ -11,6 +11,11 @@ export interface RouteLimitsOptions {
   bodyLimit?: number;
   /** Added to REQUEST_TIMEOUT_MS for this route. */
   extraTimeoutMs?: number;
+  /**
+   * Long work (an import, a whole export): runs only while one of LONG_WORK_CONCURRENCY places of the instance is
+   * free, else 503 Overloaded with Retry-After before the body is read (src/http/plugins/long-work.plugin.ts).
+   */
+  longWork?: boolean;
   /** Keep the body's bytes as received in `request.rawBody` (a Buffer), beside the parsed body. */
   rawBody?: boolean;
   /**

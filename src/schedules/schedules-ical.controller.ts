@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTag
 import { RequireScope } from '../auth/scopes.js';
 import { runInSlices, TimeSlicer } from '../common/time-slicer.js';
 import { ApiErrorResponses, ErrorEnvelopeDto } from '../openapi/api-error-responses.js';
+import { RouteLimits } from '../route-config/route-limits.js';
 import { IcalExportQuery } from './dto/ical.dto.js';
 import { calendarSteps, IcalExportError, type ExportSchedule } from './ical/ical-export.js';
 import { ScheduleReader } from './schedule-reader.js';
@@ -35,12 +36,15 @@ export class SchedulesIcalController {
 
   // Declared as a static path: Fastify's router prefers it over GET /api/v1/Schedule/:id.
   @Get('ical')
+  @RouteLimits({ longWork: true })
   @Header('Content-Type', CALENDAR)
   @ApiOperation({
     operationId: 'Schedule_ExportIcalMany',
     summary: 'Schedules as one iCalendar (RFC 5545) VCALENDAR: a VEVENT per item, VTIMEZONEs once',
     description:
-      'ids: 1 to 1,000 schedule ids, comma-separated or repeated. Unknown ids are a 404 naming them.',
+      'ids: 1 to 1,000 schedule ids, comma-separated or repeated. Unknown ids are a 404 naming them. An instance ' +
+      'carries out LONG_WORK_CONCURRENCY imports and exports at a time; beyond them 503 Overloaded with ' +
+      'Retry-After.',
   })
   @calendarResponse('A VCALENDAR holding every item of the schedules, in the order of ids')
   @ApiNotFoundResponse({

@@ -59,6 +59,7 @@ export class SchedulesImportController {
     extraTimeoutMs: 60_000,
     textBodies: [CALENDAR],
     bodyCheck: calendarLinesCheck,
+    longWork: true,
   })
   @Idempotent()
   @ApiConsumes(CALENDAR)
@@ -79,7 +80,8 @@ export class SchedulesImportController {
       'them all by kind), and so are malformed lines of properties the service does not store (the event kept); ' +
       'the import is refused (400, errors ' +
       'naming the line) only when nothing importable remains, or with more than 20,000 events. A series imported ' +
-      'before (same UID) is updated in place. Body up to 32 MiB. See docs/schedules.md.',
+      'before (same UID) is updated in place. Body up to 32 MiB. An instance carries out LONG_WORK_CONCURRENCY ' +
+      'imports and exports at a time; beyond them 503 Overloaded with Retry-After, nothing done. See docs/schedules.md.',
   })
   @ApiCreatedResponse({ type: IcalImportResponse })
   @ApiIdempotencyResponses()
