@@ -32,6 +32,7 @@ import {
   type NewImportedRow,
   uniqueKeys,
 } from './ical-identity-store.js';
+import { ImportAdmission } from './import-admission.js';
 import { IcalImportError, importCalendarSliced, type ImportedCalendar } from './ical/ical-import.js';
 import { UnsupportedCharsetError } from './ical/ical-content.js';
 import { toItemEntities, toScheduleDto } from './schedule-mapping.js';
@@ -79,6 +80,7 @@ export class SchedulesImportService {
     private readonly cache: SeriesCache,
     private readonly audit: AuditTrail,
     private readonly identities: IcalIdentityStore,
+    private readonly admission: ImportAdmission,
   ) {}
 
   /** `cancelled`: true once nobody waits for the answer (time-out, client gone): the work then stops. */
@@ -93,6 +95,8 @@ export class SchedulesImportService {
     // work budget over all of them.
     const budgetMs = importWorkBudgetMs(body.length);
     const slicer = new TimeSlicer(DEFAULT_SLICE_MS, { workBudgetMs: budgetMs, cancelled });
+    // Refused (503) while other imports hold the instance's share of memory for imports.
+    const release = this.admission.admit(body.length);
     try {
       return await this.importSliced(body, by, charset, idempotency, slicer);
     } catch (error) {
@@ -106,6 +110,8 @@ export class SchedulesImportService {
             'unusually costly to check (e.g. sub-daily rules that rarely match): split it or simplify them',
         },
       ]);
+    } finally {
+      release();
     }
   }
 
