@@ -232,4 +232,34 @@ describe('bounded cost: no single request stalls, bloats or sheds the instance (
     expect(seen.body).toContain('can never occur after the first occurrence');
     expectBounded(seen);
   }, 30_000);
+
+  /** Schedules stored from UIDs starting with `prefix`. */
+  async function storedWith(prefix: string): Promise<number> {
+    const [row] = await dataSource.query<Array<{ count: string | number }>>(
+      `SELECT COUNT(*) AS count FROM schedules WHERE ical_uid LIKE '${prefix}%'`,
+    );
+    return Number(row.count);
+  }
+
+  it('refuses 20,000 never-occurring SECONDLY rules with UNTIL at once, with a bounded answer, storing nothing', async () => {
+    const events = Array.from({ length: 20_000 }, (_, i) =>
+      event(`never-until-${i}`, 'RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30;UNTIL=20300101T000000Z'),
+    );
+    const seen = await attack(ics(...events));
+    expect(seen.status).toBe(400);
+    expect(seen.body).toContain('can never occur after the first occurrence');
+    expectBounded(seen);
+    expect(await storedWith('never-until-')).toBe(0);
+  }, 120_000);
+
+  it('refuses 20,000 rules that match rarely (Feb 29 on a Monday) once their checks pass the import allowance', async () => {
+    const events = Array.from({ length: 20_000 }, (_, i) =>
+      event(`rare-${i}`, 'RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'),
+    );
+    const seen = await attack(ics(...events));
+    expect(seen.status).toBe(400);
+    expect(seen.body).toContain("the calendar's rules take more checking than one import allows");
+    expectBounded(seen);
+    expect(await storedWith('rare-')).toBe(0);
+  }, 120_000);
 });
