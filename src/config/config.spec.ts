@@ -116,6 +116,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('bounds the imports in progress by IMPORT_INFLIGHT_BYTES: 32 MiB by default, up to 4096 MiB', () => {
+    expect(load({}).importInflightBytes).toBe(32 * 1024 * 1024);
+    expect(load({ IMPORT_INFLIGHT_BYTES: '4096mb' }).importInflightBytes).toBe(4096 * 1024 * 1024);
+  });
+
   it.each([
     ['PORT', '70000'],
     ['PORT', '12ab'],
@@ -130,6 +135,8 @@ describe('loadConfig', () => {
     ['SMARTTHINGS_API_URL', 'ftp://x'],
     ['SHUTDOWN_DELAY_MS', '-1'],
     ['SHUTDOWN_DELAY_MS', '5s'],
+    ['IMPORT_INFLIGHT_BYTES', '5gb'],
+    ['IMPORT_INFLIGHT_BYTES', '5000mb'],
   ])('names %s when its value %p is bad', (variable, value) => {
     expect(() => load({ [variable]: value })).toThrow(ConfigError);
     expect(() => load({ [variable]: value })).toThrow(new RegExp(`^Invalid configuration: ${variable} `));

@@ -67,6 +67,8 @@ export interface AppConfig {
   shutdownDelayMs: number;
   /** Mean event-loop delay (ms, sampled each second) above which new requests get 503 Overloaded; 0 = never. */
   overloadEventLoopDelayMs: number;
+  /** iCalendar imports: the bodies of those in progress at once on this instance, at most (one is always admitted). */
+  importInflightBytes: number;
   /** Background jobs (src/jobs/): how long a claimed job stays with its instance without a heartbeat. */
   jobs: { leaseMs: number; pollMs: number };
   retention: { replicationDays: number; webhookEventDays: number; auditDays: number };
@@ -136,7 +138,7 @@ const SIZE_UNITS: Record<string, number> = {
   mib: 1024 ** 2,
 };
 
-function byteSize(env: Env, name: string, fallback: number): number {
+function byteSize(env: Env, name: string, fallback: number, maxMib = 100): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   const match = /^(\d+)\s*([a-z]*)$/i.exec(raw);
@@ -144,7 +146,8 @@ function byteSize(env: Env, name: string, fallback: number): number {
   if (!match || unit === undefined)
     throw new ConfigError(name, `must be a size like 1048576, 512kb or 1mb, got "${raw}"`);
   const value = Number(match[1]) * unit;
-  if (value < 1024 || value > 100 * 1024 ** 2) throw new ConfigError(name, 'must be between 1kb and 100mb');
+  if (value < 1024 || value > maxMib * 1024 ** 2)
+    throw new ConfigError(name, `must be between 1kb and ${maxMib}mb`);
   return value;
 }
 
@@ -383,6 +386,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     overloadEventLoopDelayMs: integer(env, 'OVERLOAD_EVENT_LOOP_DELAY_MS', 1_000, 0, 60_000),
+    importInflightBytes: byteSize(env, 'IMPORT_INFLIGHT_BYTES', 32 * 1024 ** 2, 4096),
     jobs: {
       leaseMs: integer(env, 'JOB_LEASE_MS', 30_000, 1_000, 3_600_000),
       pollMs: integer(env, 'JOB_POLL_MS', 1_000, 50, 60_000),

@@ -11,6 +11,7 @@ import { SchedulesController } from './schedules.controller.js';
 import { SchedulesIcalController } from './schedules-ical.controller.js';
 import { SchedulesImportController } from './schedules-import.controller.js';
 import { IcalIdentityStore } from './ical-identity-store.js';
+import { ImportAdmission } from './import-admission.js';
 import { SchedulesImportService } from './schedules-import.service.js';
 import { SchedulesService } from './schedules.service.js';
 import { SeriesCache } from './series-cache.js';
@@ -41,6 +42,7 @@ import { SeriesCache } from './series-cache.js';
     ScheduleReader,
     SchedulesImportService,
     IcalIdentityStore,
+    ImportAdmission,
   ],
 })
 export class SchedulesModule {}

@@ -10,7 +10,7 @@ import {
   type ObjectLiteral,
   type Repository,
 } from 'typeorm';
-import { TimeSlicer } from '../common/time-slicer.js';
+import { TimeSlicer, WorkBudgetExceeded } from '../common/time-slicer.js';
 import { AuditTrail, type AuditEntry } from '../audit/audit-trail.js';
 import type { AuditSource } from '../audit/audit-source.js';
 import { inTransaction, type TransactionalRecord } from '../database/transaction.js';
@@ -186,14 +186,30 @@ export function normalizeId(id: string): string {
   return id.toLowerCase();
 }
 
-/** Compiles every item (all errors at once, with their paths); returns the unmatched-exception message. */
-export async function checkItems(input: ScheduleInput, slicer = new TimeSlicer()): Promise<string | null> {
+/**
+ * Spans of the recurrence check a caller allows past the first of each rule (`checkItems`): a rule that occurs
+ * again is found in its first span; one that matches rarely (Feb 29 on a Monday) takes a dozen, one that never
+ * does all 200. Counted, not timed, so the same calendar gets the same answer on a busy machine.
+ */
+export interface CheckAllowance {
+  spans: number;
+}
+
+/**
+ * Compiles every item (all errors at once, with their paths); returns the unmatched-exception message. Throws
+ * WorkBudgetExceeded once `allowance` is spent.
+ */
+export async function checkItems(
+  input: ScheduleInput,
+  slicer = new TimeSlicer(),
+  allowance?: CheckAllowance,
+): Promise<string | null> {
   const errors: FieldError[] = [];
   const unmatched: string[] = [];
   for (const [index, item] of input.ScheduleItems.entries()) {
     try {
       const series = compileSeries(item);
-      if (!(await recursAfterFirst(series, slicer))) {
+      if (!(await recursAfterFirst(series, slicer, allowance))) {
         errors.push({
           Field: `ScheduleItems[${index}].Recurrence.Pattern`,
           Message:
@@ -228,7 +244,13 @@ const CHECK_SLICE_YEARS = 2;
  * INTERVAL, so that span is scanned, in slices of 2 × INTERVAL years with the event loop free in between (a
  * rule that never matches costs a scan of the whole span, ~60 ms for a sub-daily one, so it must not run at once).
  */
-async function recursAfterFirst(series: CompiledSeries, slicer: TimeSlicer): Promise<boolean> {
+async function recursAfterFirst(
+  series: CompiledSeries,
+  slicer: TimeSlicer,
+  allowance: CheckAllowance | undefined,
+): Promise<boolean> {
+  // Known at compile time (also with UNTIL, which the scan below cannot decide): no scan, no turn of the loop.
+  if (series.neverRecurs) return false;
   const slice = CHECK_SLICE_YEARS * series.interval * YEAR_MS;
   const horizon = series.first + 400 * series.interval * YEAR_MS + YEAR_MS;
   for (let after = series.first; after < horizon; after += slice) {
@@ -237,6 +259,7 @@ async function recursAfterFirst(series: CompiledSeries, slicer: TimeSlicer): Pro
       Math.min(horizon, after + slice),
     );
     if (found !== false) return true;
+    if (allowance !== undefined && --allowance.spans < 0) throw new WorkBudgetExceeded(0);
     // A turn for the event loop only once the slice's budget is spent: a rule that never matches is known at once
     // (day-satisfiability.ts), and 200 turns each for 20,000 of them would cost seconds of turns alone.
     await slicer.pause();

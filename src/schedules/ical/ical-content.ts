@@ -9,11 +9,15 @@ import {
   MAX_COMPONENTS,
   MAX_DATE_VALUES,
   MAX_DEPTH,
+  MAX_IMPORT_DATE_VALUES,
+  MAX_IMPORT_PROPERTIES,
   MAX_NESTED_PER_COMPONENT,
   MAX_PROPERTIES_PER_COMPONENT,
   overlongLineProblem,
   readLineProblem,
   tooManyValues,
+  tooManyProperties as tooManyPropertiesInAll,
+  tooManyValuesInAll,
 } from './ical-limits.js';
 
 export {
@@ -130,6 +134,10 @@ class CalendarParser {
   private readonly listValues = new Map<IcalComponent, Map<string, number>>();
   private components = 0;
   private lines = 0;
+  /** RDATE/EXDATE values of the calendar so far (MAX_IMPORT_DATE_VALUES). */
+  private dateValues = 0;
+  /** Properties kept so far, in all components (MAX_IMPORT_PROPERTIES). */
+  private keptProperties = 0;
 
   constructor(
     private readonly wanted: ReadonlySet<string> | undefined,
@@ -239,15 +247,21 @@ class CalendarParser {
           : undefined;
     if (limit !== undefined) return this.broken(new IcalSyntaxError(line, name, limit), true);
     let property: IcalProperty;
+    let values = 0;
     try {
-      if (full) checkReadLine(line, name, content, owner, this.listValues);
+      if (full) values = checkReadLine(line, name, content, owner, this.listValues);
       property = full ? parseProperty(content, line, name) : skimProperty(content, line, name);
     } catch (error) {
       if (!(error instanceof IcalSyntaxError)) throw error;
       return this.broken(error, needed);
     }
+    // The values of the whole calendar: past the limit the body is refused at this line.
+    this.dateValues += values;
+    if (this.dateValues > MAX_IMPORT_DATE_VALUES) throw new IcalSyntaxError(line, name, tooManyValuesInAll());
     // Lines nobody reads were checked for their shape; only those named in `kept` are kept.
     if (!full && this.kept !== undefined && !this.kept.has(name)) return;
+    if (++this.keptProperties > MAX_IMPORT_PROPERTIES)
+      throw new IcalSyntaxError(line, name, tooManyPropertiesInAll());
     owner.properties.push(property);
     owner.jcal[1].push(property.jcal);
   }
@@ -302,16 +316,17 @@ function checkReadLine(
   content: string,
   owner: IcalComponent,
   listValues: Map<IcalComponent, Map<string, number>>,
-): void {
+): number {
   const tooLong = readLineProblem(name, content.length);
   if (tooLong !== undefined) throw new IcalSyntaxError(line, name, tooLong);
   let counts = listValues.get(owner);
   const counted = counts?.get(name) ?? 0;
   const values = listValuesOf(name, content, valueStart(content), MAX_DATE_VALUES - counted);
-  if (values === 0) return;
+  if (values === 0) return 0;
   if (counted + values > MAX_DATE_VALUES) throw new IcalSyntaxError(line, name, tooManyValues(name));
   if (counts === undefined) listValues.set(owner, (counts = new Map<string, number>()));
   counts.set(name, counted + values);
+  return values;
 }
 
 /** Recurrence rules: every part name and enumerated value is case-insensitive (RFC 5545 §2, §3.3.10). */

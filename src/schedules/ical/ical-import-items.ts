@@ -338,8 +338,9 @@ export class ItemBuilder {
         );
       }
       if (entries.length === 0) this.note(`${path}.Recurrence.${field}`, property);
+      // The line's first entry only (lineOf finds the others from it): a note per value cost more than the value.
+      this.note(`${path}.Recurrence.${field}[${entries.length}]`, property);
       for (const time of this.times.timesOf(property)) {
-        this.note(`${path}.Recurrence.${field}[${entries.length}]`, property);
         if (entries.length + 1 === MAX_LIST) this.note(`${path}.Recurrence.${field}`, property);
         entries.push(formatIn(this.times.seriesInstant(time, property, timing), timing.zone));
       }

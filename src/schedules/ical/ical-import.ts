@@ -209,18 +209,12 @@ class CalendarImport {
       }
       throw new IcalImportError(problems.slice(0, MAX_PROBLEMS));
     }
-    const fieldLines = this.fieldLines;
     return {
       ScheduleItems: items,
       sources,
       skipped: [...this.report.skipped].sort((a, b) => a.line - b.line),
-      lineOf(field: string): LineRef | undefined {
-        for (let path = field; path !== ''; path = parentPath(path)) {
-          const found = fieldLines.get(path);
-          if (found !== undefined) return found;
-        }
-        return undefined;
-      },
+      // Made outside this method: a closure made here would keep this import (and its parsed calendar) alive.
+      lineOf: lineFinder(this.fieldLines),
     };
   }
 }
@@ -230,6 +224,28 @@ function normalisedStart(item: ImportedItem, allDay: boolean): string {
   if (allDay) return item.Start.slice(0, 10);
   const instant = Date.parse(item.Start);
   return Number.isNaN(instant) ? item.Start : new Date(instant).toISOString();
+}
+
+/** An RDATE/EXDATE entry: only the first entry of each line is noted; the others are on the line noted before them. */
+const LIST_ENTRY = /^(.*\.(?:RecurrenceDates|ExceptionDates))\[(\d+)\]$/;
+
+function lineFinder(fieldLines: ReadonlyMap<string, LineRef>): (field: string) => LineRef | undefined {
+  return (field) => lineIn(fieldLines, field);
+}
+
+/** The line a field path came from: the path itself, or the nearest parent noted. */
+function lineIn(fieldLines: ReadonlyMap<string, LineRef>, field: string): LineRef | undefined {
+  for (let path = field; path !== ''; path = parentPath(path)) {
+    const found = fieldLines.get(path);
+    if (found !== undefined) return found;
+    const entry = LIST_ENTRY.exec(path);
+    if (entry === null) continue;
+    for (let index = Number(entry[2]) - 1; index >= 0; index--) {
+      const line = fieldLines.get(`${entry[1]}[${index}]`);
+      if (line !== undefined) return line;
+    }
+  }
+  return undefined;
 }
 
 /** `A.B[2].C` → `A.B[2]` → `A.B` → `A`. */

@@ -9,6 +9,8 @@ import {
   MAX_COMPONENTS,
   MAX_DATE_VALUES,
   MAX_DEPTH,
+  MAX_IMPORT_DATE_VALUES,
+  MAX_IMPORT_PROPERTIES,
   MAX_LINE_LENGTH,
   MAX_NESTED_PER_COMPONENT,
   MAX_PROPERTIES_PER_COMPONENT,
@@ -69,6 +71,48 @@ describe('iCalendar limits applied while reading', () => {
     // Exactly at the limit is fine.
     const full = importCalendar(ics(...event('full', `RDATE:${dates(MAX_DATE_VALUES)}`)));
     expect(full.skipped).toEqual([]);
+  });
+
+  it('refuses the calendar at the line that brings its RDATE and EXDATE values past the per-calendar limit', () => {
+    const events = MAX_IMPORT_DATE_VALUES / MAX_DATE_VALUES;
+    const full = (i: number) =>
+      event(`full-${i}`, `RDATE:${dates(MAX_DATE_VALUES / 2)}`, `EXDATE:${dates(MAX_DATE_VALUES / 2)}`);
+    const body = ics(
+      ...Array.from({ length: events }, (_, i) => full(i)),
+      ...event('over', 'EXDATE:20270101T090000Z'),
+    );
+    // Every event is under its own limit; the last value passes the calendar's.
+    expect(refusal(body)).toBe(
+      `line ${2 + events * 7 + 5}: EXDATE: brings the calendar's RDATE and EXDATE values to more than 200,000, ` +
+        'the most one import may have: split the calendar',
+    );
+  }, 60_000);
+
+  it('refuses the calendar at the property that passes the limit on kept properties in all', () => {
+    const stamps = Array.from(
+      { length: MAX_PROPERTIES_PER_COMPONENT - 10 },
+      () => 'DTSTAMP:20260101T000000Z',
+    );
+    const events = Math.ceil(MAX_IMPORT_PROPERTIES / stamps.length) + 1;
+    const body = ics(...Array.from({ length: events }, (_, i) => event(`stamped-${i}`, ...stamps)));
+    expect(refusal(body)).toMatch(
+      /^line \d+: DTSTAMP: brings the properties the import keeps .* to more than 300,000, the most one import/,
+    );
+  }, 60_000);
+
+  it('maps an RDATE entry to its line, with only the first entry of each line noted', () => {
+    const imported = importCalendar(
+      ics(
+        ...event(
+          'lines',
+          'RRULE:FREQ=DAILY',
+          'RDATE:20270101T090000Z,20270102T090000Z',
+          'RDATE:20270103T090000Z,20270104T090000Z',
+        ),
+      ),
+    );
+    expect(imported.lineOf('ScheduleItems[0].Recurrence.RecurrenceDates[1]')?.line).toBe(8);
+    expect(imported.lineOf('ScheduleItems[0].Recurrence.RecurrenceDates[3]')?.line).toBe(9);
   });
 
   it('skips an event with an over-long rule line or read line', () => {

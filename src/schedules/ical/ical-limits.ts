@@ -11,6 +11,16 @@ export const MAX_READ_LINE_LENGTH = 64 * 1024;
 export const MAX_RULE_LINE_LENGTH = 2_000;
 /** RDATE (and EXDATE) values of one event, over all its lines: the DTO's limit on RecurrenceDates/ExceptionDates. */
 export const MAX_DATE_VALUES = 1_000;
+/**
+ * RDATE and EXDATE values of one calendar, over all its events: each value read costs ~0.6 KB until the import
+ * is stored, so this bounds what one import holds (~120 MB) whatever its events share of them.
+ */
+export const MAX_IMPORT_DATE_VALUES = 200_000;
+/**
+ * Properties kept from one calendar (those the import reads and DTSTAMP/SEQUENCE), in all its components: ~0.4 KB
+ * each until the import is stored. 20,000 events with a dozen each, or 75,000 components with four, fit.
+ */
+export const MAX_IMPORT_PROPERTIES = 300_000;
 /** Components in one calendar, nested ones included (20,000 events with alarms and overrides fit). */
 export const MAX_COMPONENTS = 100_000;
 /** Nesting depth of BEGIN…END (VCALENDAR › VTIMEZONE › STANDARD is 3). */
@@ -56,4 +66,18 @@ export function listValuesOf(name: string, content: string, valueAt: number, roo
 
 export function tooManyValues(name: string): string {
   return `brings the event's ${name} values to more than ${MAX_DATE_VALUES.toLocaleString('en')}, the most one event may have`;
+}
+
+export function tooManyValuesInAll(): string {
+  return (
+    `brings the calendar's RDATE and EXDATE values to more than ${MAX_IMPORT_DATE_VALUES.toLocaleString('en')}, ` +
+    'the most one import may have: split the calendar'
+  );
+}
+
+export function tooManyProperties(): string {
+  return (
+    `brings the properties the import keeps (UID, DTSTART, RDATE, DTSTAMP, …) to more than ` +
+    `${MAX_IMPORT_PROPERTIES.toLocaleString('en')}, the most one import may have: split the calendar`
+  );
 }

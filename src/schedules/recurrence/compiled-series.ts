@@ -31,6 +31,11 @@ export interface CompiledSeries {
    * Callers scan DTSTART + 400 years × INTERVAL (the Gregorian cycle) in slices, yielding between them.
    */
   generatesBetween(after: number, before: number): boolean | undefined;
+  /**
+   * True when the rule is known at compile time to generate nothing (its day or time parts name none), whatever its
+   * UNTIL or COUNT; COUNT=1 and no rule are single occurrences by intent, so false for them.
+   */
+  readonly neverRecurs: boolean;
   /** DTSTART (epoch ms) and INTERVAL, for that check. */
   readonly first: number;
   readonly interval: number;
@@ -130,6 +135,11 @@ export class SeriesImpl implements CompiledSeries {
 
   get interval(): number {
     return this.rule?.interval ?? 1;
+  }
+
+  get neverRecurs(): boolean {
+    const rule = this.rule;
+    return rule !== undefined && rule.count !== 1 && rule.neverMatches;
   }
 
   generatesBetween(after: number, before: number): boolean | undefined {
