@@ -10,6 +10,13 @@
 //   locally, so most requests cost no query and the fleet still never exceeds the limit (see SharedRateStore). A
 //   bucket found exhausted is then refused in memory until its window ends. If the database cannot answer, each instance
 //   falls back to counting in memory (rate-limiter-flexible's insurance limiter) rather than failing open.
+//
+// Clocks: windows, leases and local refusals are measured on the monotonic clock (performance.now()), which NTP
+// corrections and VM restores do not move. The shared stores keep a window's end as wall-clock time (that is how
+// rate-limiter-flexible stores it, and how instances share it), so a window the store says ends more than one
+// window away was opened by a clock ahead of this one — this instance's before a step back, or another instance's
+// that is wrong: it is started afresh rather than believed. No Retry-After exceeds the window (docs/decisions.md
+// "Clock steps").
 // - `redis://…`: the same through Redis.
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -31,6 +38,8 @@ import type { WithRequestContext } from '../logging/request-context.js';
 
 export const WINDOW_MS = 60_000;
 export const MAX_BUCKETS = 100_000;
+/** A store's window ending further away than this cannot be one this instance's clock opened: it is restarted. */
+const STEPPED_WINDOW_MS = 2 * WINDOW_MS;
 /** Longest a start waits for Redis before counting per instance (RATE_LIMIT_STORE=redis://…). */
 const REDIS_CONNECT_WAIT_MS = 3_000;
 
@@ -42,6 +51,7 @@ export interface RateDecision {
 }
 
 export interface RateStore {
+  /** `now` is monotonic milliseconds (performance.now()); only differences between two `now`s mean anything. */
   consume(bucket: string, now: number): RateDecision | Promise<RateDecision>;
   /** Resolves once the store can answer (or it is clear it cannot yet, and the insurance limiter counts). */
   ready?(): Promise<void>;
@@ -160,16 +170,33 @@ export class SharedRateStore implements RateStore {
     }
     const size = this.lease;
     return this.limiter.consume(bucket, size).then(
-      (result) => this.granted(bucket, result, size),
+      (result) =>
+        stepped(result) ? this.restart(bucket, size, now) : this.granted(bucket, result, size, now),
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        if (stepped(rejection)) return this.restart(bucket, size, now);
         // The store counted the whole lease; what was left before it is still this instance's to spend.
         const left = this.limit - (rejection.consumedPoints - size);
-        if (left > 0) return this.granted(bucket, rejection, Math.min(size, left));
+        if (left > 0) return this.granted(bucket, rejection, Math.min(size, left), now);
+        const msLeft = windowLeft(rejection);
         if (this.blocked.size >= MAX_BUCKETS) this.blocked.clear();
-        this.blocked.set(bucket, Date.now() + rejection.msBeforeNext);
-        return this.refused(rejection.msBeforeNext);
+        this.blocked.set(bucket, now + msLeft);
+        return this.refused(msLeft);
       },
+    );
+  }
+
+  /** A fresh window for `bucket` in the store, this request's lease taken from it. */
+  private restart(bucket: string, size: number, now: number): Promise<RateDecision> {
+    this.leases.delete(bucket);
+    return this.limiter.set(bucket, size, WINDOW_MS / 1000).then((result) =>
+      // Not every store fills in what is left after a set; the window holds this lease alone.
+      this.granted(
+        bucket,
+        new RateLimiterRes(Math.max(0, this.limit - size), result.msBeforeNext, size, true),
+        size,
+        now,
+      ),
     );
   }
 
@@ -178,8 +205,9 @@ export class SharedRateStore implements RateStore {
   }
 
   /** One of `points` is this request's; the rest are kept for this bucket's next requests. */
-  private granted(bucket: string, result: RateLimiterRes, points: number): RateDecision {
+  private granted(bucket: string, result: RateLimiterRes, points: number, now: number): RateDecision {
     const storeRemaining = Math.max(0, result.remainingPoints);
+    const msLeft = windowLeft(result);
     if (points > 1) {
       const held = this.leases.get(bucket);
       if (held !== undefined) {
@@ -189,7 +217,7 @@ export class SharedRateStore implements RateStore {
         if (this.leases.size >= MAX_BUCKETS) this.leases.clear();
         this.leases.set(bucket, {
           points: points - 1,
-          expiresAt: Date.now() + result.msBeforeNext,
+          expiresAt: now + msLeft,
           storeRemaining,
         });
       }
@@ -198,7 +226,7 @@ export class SharedRateStore implements RateStore {
       allowed: true,
       limit: this.limit,
       remaining: storeRemaining + points - 1,
-      resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+      resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
     };
   }
 
@@ -210,6 +238,16 @@ export class SharedRateStore implements RateStore {
       resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
     };
   }
+}
+
+/** Whether the store's window ends further away than a window this instance opened can (see the header). */
+function stepped(result: RateLimiterRes): boolean {
+  return result.msBeforeNext > STEPPED_WINDOW_MS;
+}
+
+/** What is left of the store's window, never more than a window (clocks a little apart across instances). */
+function windowLeft(result: RateLimiterRes): number {
+  return Math.min(Math.max(0, result.msBeforeNext), WINDOW_MS);
 }
 
 @Injectable()
@@ -228,8 +266,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     return this.store !== undefined;
   }
 
-  /** Counts one request of `bucket`; synchronous for the in-memory store. */
-  hit(bucket: string, now = Date.now()): RateDecision | Promise<RateDecision> {
+  /** Counts one request of `bucket`; synchronous for the in-memory store. `now`: monotonic milliseconds. */
+  hit(bucket: string, now = performance.now()): RateDecision | Promise<RateDecision> {
     if (this.store === undefined) {
       return { allowed: true, limit: 0, remaining: 0, resetSeconds: 0 };
     }
