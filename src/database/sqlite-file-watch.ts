@@ -7,7 +7,6 @@
 // file is the only way back. Requests pay nothing for it: the watcher sets a flag, the statement checks it.
 import fs from 'node:fs';
 import type { DataSource } from 'typeorm';
-import type { DatabaseHealth } from './database-health.js';
 
 /** How often the files are looked at: a stat of two files, about 10 µs. */
 export const SQLITE_FILE_CHECK_MS = 1_000;
@@ -87,7 +86,10 @@ export class SqliteFileWatch {
  * Watches a serving SQLite data source's files into `health` (nothing on PostgreSQL or ':memory:'). The watch
  * ends before the data source closes: SQLite removes the WAL itself when its last connection closes.
  */
-export function watchSqliteFiles(dataSource: DataSource, health: DatabaseHealth): void {
+export function watchSqliteFiles(
+  dataSource: DataSource,
+  health: { lostFile(error: SqliteFileLostError): void },
+): void {
   const file = dataSource.options.type === 'better-sqlite3' ? dataSource.options.database : undefined;
   if (typeof file !== 'string' || file === ':memory:' || file === '') return;
   const watch = new SqliteFileWatch(file, (lost) => health.lostFile(lost)).start();

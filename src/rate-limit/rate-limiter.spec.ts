@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { leaseSize, MemoryRateStore, RateLimiter, SharedRateStore } from './rate-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
+import { leaseSize, MemoryRateStore, SharedRateStore } from './rate-stores.js';
 
 const t0 = 1_800_000_000_000;
 
