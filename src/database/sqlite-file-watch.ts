@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type { DataSource } from 'typeorm';
 
-/** How often the files are looked at: a stat of two files, about 10 µs. */
+/** How often the files are looked at (a stat of each of two files). */
 export const SQLITE_FILE_CHECK_MS = 1_000;
 
 /** A database file or WAL this instance opened is gone or another file: nothing more can be stored safely. */
