@@ -11,6 +11,7 @@ import { ApiKey } from './auth/entities/api-key.entity.js';
 import type { AppConfig } from './config/config.js';
 import { applyServingTimeouts, createDataSource } from './database/data-source.js';
 import { watchDatabase } from './database/database-health.js';
+import { watchSqliteFiles } from './database/sqlite-file-watch.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
 import { JobsService } from './jobs/jobs.service.js';
@@ -39,7 +40,7 @@ export async function prepareDatabase(
   options: CreateOptions = {},
 ): Promise<{ dataSource: DataSource; bootstrapKey?: string }> {
   const dataSource = createDataSource(config);
-  watchDatabase(dataSource, logger);
+  const health = watchDatabase(dataSource, logger);
   await dataSource.initialize();
   try {
     const runner = new MigrationRunner(dataSource, (message, fields) => logger.info(fields ?? {}, message));
@@ -64,6 +65,7 @@ export async function prepareDatabase(
     );
     servingBusyTimeout(dataSource);
     await applyServingTimeouts(dataSource, config.databaseTimeouts);
+    watchSqliteFiles(dataSource, health);
     return { dataSource, bootstrapKey: created?.key };
   } catch (error) {
     await dataSource.destroy();

@@ -41,7 +41,7 @@ async function startWhenStorageAllows(config: AppConfig, logger: Logger): Promis
           waiting.stopSignals();
           await waiting.listener.close();
           logger.warn(
-            { deferredSeconds: Math.round((Date.now() - waiting.since) / 100) / 10 },
+            { deferredSeconds: Math.round((performance.now() - waiting.since) / 100) / 10 },
             'start-up: the storage takes writes again; starting',
           );
         }
@@ -60,7 +60,7 @@ async function startWhenStorageAllows(config: AppConfig, logger: Logger): Promis
           'start-up deferred: the storage does not take writes; /health/live is 200, /health/ready 503, until it does',
         );
         const listener = await NotStartedListener.listen(config.port, config.host, condition, START_RETRY_MS);
-        waiting = { listener, since: Date.now(), stopSignals: exitOnSignals(listener) };
+        waiting = { listener, since: performance.now(), stopSignals: exitOnSignals(listener) };
       } else {
         waiting.listener.update(condition);
       }

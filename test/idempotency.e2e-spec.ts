@@ -2,7 +2,7 @@
 // a repeat answers the first answer and creates nothing, another request under the key is 422, a concurrent one is
 // 409; keys belong to the API key; the key and its answer are part of the resource's transaction; old keys go.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { LightMyRequestResponse } from 'fastify';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';
 import { IdempotencyKeyRecord } from '../src/http/entities/idempotency-key.entity.js';
@@ -465,7 +465,36 @@ describe('Idempotency-Key', () => {
     expect(await records().countBy({ key: oldKey })).toBe(0);
     expect(await records().countBy({ key: newKey })).toBe(1);
     // The store's own pass finds nothing more.
-    expect(await t.app.get(IdempotencyStore).prune(new Date(Date.now() - 24 * HOUR_MS))).toBe(0);
+    expect(await t.app.get(IdempotencyStore).prune(24 * HOUR_MS)).toBe(0);
+  });
+
+  it("measures a key's age on the database's clock: a key claimed while this process's clock was a day behind is kept", async () => {
+    const key = randomUUID();
+    // Only Date is moved (timers, the event loop and the database run on): what a wall-clock step looks like.
+    jest.useFakeTimers({
+      now: Date.now() - 25 * HOUR_MS,
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+    let status: number;
+    try {
+      status = (await post(SCHEDULE, scheduleBody(), { 'idempotency-key': key })).statusCode;
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(status).toBe(201);
+    await t.app.get(IdempotencyStore).prune(24 * HOUR_MS);
+    expect(await records().countBy({ key })).toBe(1);
   });
 
   (isPostgresRun() ? it : it.skip)(

@@ -84,7 +84,8 @@ export class ApiKeysService implements OnModuleDestroy {
     const envKey = this.envKeys.find((candidate) => timingSafeEqual(candidate.hash, hashBytes));
     if (envKey !== undefined) return envKey.principal;
 
-    const now = Date.now();
+    // Monotonic: a step back of the wall clock must not keep a cached answer (or a refusal) for hours.
+    const now = performance.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expires > now) return cached.principal;
     const record = await this.keys.findOne({ where: { keyHash: hash, revokedAt: IsNull() } });

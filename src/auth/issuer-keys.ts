@@ -29,6 +29,7 @@ export interface IssuerKeysOptions {
   onFailure: (reason: string) => void;
 }
 
+/** `fetchedAt`: monotonic (performance.now()), so a wall-clock step neither stops nor forces refreshes. */
 type KeySet = { select: JWTVerifyGetKey; fetchedAt: number };
 
 export class IssuerKeys {
@@ -45,7 +46,7 @@ export class IssuerKeys {
     if (this.keys === undefined) await this.refresh();
     const keys = this.keys;
     if (keys === undefined) throw new IssuerUnavailableError(this.lastFailure ?? 'not fetched yet');
-    if (Date.now() - keys.fetchedAt > this.options.maxAgeMs) void this.refresh();
+    if (performance.now() - keys.fetchedAt > this.options.maxAgeMs) void this.refresh();
     try {
       return await keys.select(header, token);
     } catch (error) {
@@ -61,8 +62,8 @@ export class IssuerKeys {
   /** Fetches the set unless one was attempted less than minRefreshMs ago; true when a fetch just succeeded. */
   private async refresh(): Promise<boolean> {
     if (this.pending === undefined) {
-      if (Date.now() - this.attemptedAt < this.options.minRefreshMs) return false;
-      this.attemptedAt = Date.now();
+      if (performance.now() - this.attemptedAt < this.options.minRefreshMs) return false;
+      this.attemptedAt = performance.now();
       this.pending = this.fetchKeys().finally(() => (this.pending = undefined));
     }
     await this.pending;
@@ -74,7 +75,7 @@ export class IssuerKeys {
       this.jwksUri ??= await this.discover();
       const jwks = (await this.fetchJson(this.jwksUri)) as JSONWebKeySet;
       // createLocalJWKSet validates the set's shape; a bad one leaves the previous set in use.
-      this.keys = { select: createLocalJWKSet(jwks), fetchedAt: Date.now() };
+      this.keys = { select: createLocalJWKSet(jwks), fetchedAt: performance.now() };
       this.lastFailure = undefined;
     } catch (error) {
       this.lastFailure = error instanceof Error ? error.message : String(error);

@@ -18,6 +18,7 @@ const SQLITE_UNAVAILABLE = [
   'SQLITE_NOMEM',
   'SQLITE_PROTOCOL',
   'SQLITE_TRANSACTION_LOST', // sqlite-transactions.ts: SQLite ended the transaction after such an error
+  'SQLITE_FILE_LOST', // sqlite-file-watch.ts: the database file or WAL was removed or replaced under the instance
 ];
 
 /** SQLite: another connection (or, in this process, another transaction) held the write lock past the limit. */

@@ -19,6 +19,8 @@
 // than wait for ever.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { databaseHealthOf } from './database-health.js';
+import { SqliteFileLostError } from './sqlite-file-watch.js';
 
 /** Thrown when SQLite ended a transaction by itself (after SQLITE_FULL, SQLITE_IOERR …) and its owner goes on. */
 export class SqliteTransactionLostError extends Error {
@@ -221,5 +223,9 @@ export function withSqliteConnection<T>(
   runner?: QueryRunner,
 ): Promise<T> {
   const owner = installed.get(dataSource);
-  return owner === undefined ? Promise.resolve().then(work) : owner.exclusive(work, runner);
+  if (owner === undefined) return Promise.resolve().then(work);
+  // Raw SQL passes no query runner: a database file found lost refuses it here.
+  const lost = databaseHealthOf(dataSource)?.fileLost;
+  if (lost !== undefined) return Promise.reject(new SqliteFileLostError(lost.file, lost.how));
+  return owner.exclusive(work, runner);
 }

@@ -125,7 +125,7 @@ export class SmartThingsTokens implements OnModuleInit {
   }
 
   private rememberRefused(refreshId: string): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const [id, until] of this.refused) {
       if (until <= now || this.refused.size >= MAX_REFUSED) this.refused.delete(id);
       else break;
@@ -136,7 +136,7 @@ export class SmartThingsTokens implements OnModuleInit {
   private isRefused(refreshId: string): boolean {
     const until = this.refused.get(refreshId);
     if (until === undefined) return false;
-    if (until > Date.now()) return true;
+    if (until > performance.now()) return true;
     this.refused.delete(refreshId);
     return false;
   }

@@ -97,6 +97,12 @@ export class HealthController implements OnModuleDestroy {
     if (this.shutdown.draining) {
       throw new PlatformError(PlatformErrorCode.ServiceUnavailable, 'The instance is shutting down.');
     }
+    if (this.database.fileLost !== undefined) {
+      throw new PlatformError(
+        PlatformErrorCode.ServiceUnavailable,
+        'The database file was removed or replaced under this instance; it must be restarted.',
+      );
+    }
     try {
       await this.probe.check();
     } catch {

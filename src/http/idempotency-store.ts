@@ -1,6 +1,6 @@
 // The shared store behind Idempotency-Key (src/http/idempotency.ts): the `idempotency_keys` table, read before a
 // creating POST runs (the claim and its answer are written in the POST's own transaction), the answers' storage
-// format (serialiseAnswer), and pruned after IDEMPOTENCY_KEEP_MS by a periodic job that one
+// format (serialiseAnswer), and pruned after IDEMPOTENCY_KEEP_MS (by the database's clock) by a periodic job that one
 // instance of the fleet runs at a time (src/jobs/). On PostgreSQL every instance sees every key.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -44,9 +44,9 @@ export class IdempotencyStore implements OnModuleInit {
       maxAttempts: 3,
       retryDelayMs: () => 60_000,
       handle: async ({ log, signal }) => {
-        const cutoff = new Date(Date.now() - IDEMPOTENCY_KEEP_MS);
-        const deleted = await this.prune(cutoff, () => signal.aborted);
-        if (deleted > 0) log.info({ deleted, cutoff }, 'idempotency retention: old keys deleted');
+        const deleted = await this.prune(IDEMPOTENCY_KEEP_MS, () => signal.aborted);
+        if (deleted > 0)
+          log.info({ deleted, keptMs: IDEMPOTENCY_KEEP_MS }, 'idempotency retention: old keys deleted');
         return { rescheduleInMs: RETENTION_EVERY_MS };
       },
     });
@@ -57,8 +57,18 @@ export class IdempotencyStore implements OnModuleInit {
     return this.records.findOneBy({ caller: id.caller, route: id.route, key: id.key });
   }
 
-  /** Deletes the keys created before `cutoff`, batch by batch; answers how many went. */
-  async prune(cutoff: Date, stop: () => boolean = () => false): Promise<number> {
+  /**
+   * Deletes the keys claimed more than `keepMs` ago by the database's clock, batch by batch; answers how many went.
+   * Both ends of the age are the database's (the claim is stamped with it, see databaseNow), so a step of an
+   * instance's clock neither deletes a key early nor keeps it for days.
+   */
+  async prune(keepMs: number, stop: () => boolean = () => false): Promise<number> {
+    const dialect = this.records.manager.connection.options.type;
+    const seconds = Math.floor(keepMs / 1000);
+    const cutoff =
+      dialect === 'postgres'
+        ? `CURRENT_TIMESTAMP - make_interval(secs => ${seconds})`
+        : `strftime('%Y-%m-%d %H:%M:%f', 'now', '-${seconds} seconds')`;
     let total = 0;
     for (let deleted = RETENTION_BATCH; deleted === RETENTION_BATCH && !stop();) {
       const result = await this.records
@@ -66,8 +76,7 @@ export class IdempotencyStore implements OnModuleInit {
         .delete()
         .where(
           `(caller, route, idempotency_key) IN (SELECT caller, route, idempotency_key FROM idempotency_keys
-             WHERE created_at < :cutoff LIMIT ${RETENTION_BATCH})`,
-          { cutoff },
+             WHERE created_at < ${cutoff} LIMIT ${RETENTION_BATCH})`,
         )
         .execute();
       deleted = result.affected ?? 0;
@@ -75,6 +84,14 @@ export class IdempotencyStore implements OnModuleInit {
     }
     return total;
   }
+}
+
+/**
+ * The database's clock as SQL, in the form its instant columns hold (SQLite: TypeORM's UTC text with milliseconds):
+ * what an Idempotency-Key's claim is stamped with, so its age is measured on one clock whichever instance claimed it.
+ */
+export function databaseNow(dialect: string): string {
+  return dialect === 'postgres' ? 'CURRENT_TIMESTAMP' : "strftime('%Y-%m-%d %H:%M:%f', 'now')";
 }
 
 /**

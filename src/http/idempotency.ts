@@ -18,6 +18,7 @@ import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import type { WithRequestContext } from '../logging/request-context.js';
 import { IdempotencyKeyRecord } from './entities/idempotency-key.entity.js';
 import {
+  databaseNow,
   serialiseAnswer,
   storedAnswerOf,
   storedColumnsOf,
@@ -94,7 +95,7 @@ export class IdempotentWrite {
         statusCode: null,
         responseHeaders: null,
         responseBody: null,
-        createdAt: new Date(),
+        createdAt: () => databaseNow(manager.connection.options.type),
         completedAt: null,
       });
     } catch (error) {

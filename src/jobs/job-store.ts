@@ -6,6 +6,16 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { portableQuery, type SqlParam, type SqlRow } from '../database/portable-sql.js';
 import { JOB_STATES, type JobState } from './entities/job.entity.js';
 
+/**
+ * No job is set to run further ahead than this (the longest wait any kind asks for is an hour; a longer one is run
+ * at the horizon and may ask again), so a run_at or lease beyond it can only come from a clock that was ahead.
+ */
+export const JOB_HORIZON_MS = 2 * 3_600_000;
+
+function withinHorizon(runAt: number, now: number): number {
+  return Math.min(runAt, now + JOB_HORIZON_MS);
+}
+
 export interface JobRecord {
   id: number;
   kind: string;
@@ -59,7 +69,7 @@ export class JobStore {
         job.queueKey ?? null,
         job.uniqueKey ?? null,
         JSON.stringify(job.payload ?? null),
-        job.runAt ?? now,
+        withinHorizon(job.runAt ?? now, now),
         job.correlationId ?? null,
         now,
       ],
@@ -71,7 +81,8 @@ export class JobStore {
   /**
    * Claims up to `limit` due jobs of `kinds` for `owner` until `leaseUntil` (or only job `onlyId`). Due: queued or
    * failed with run_at reached, or running with an expired lease (its instance died). A job waits while an older
-   * job of its queue key is unfinished.
+   * job of its queue key is unfinished. A run_at or lease further ahead than JOB_HORIZON_MS was written by a clock
+   * ahead of this one (this instance's before a step back, or a wrong one): due now rather than days from now.
    */
   async claim(
     owner: string,
@@ -82,7 +93,14 @@ export class JobStore {
     onlyId?: number,
   ): Promise<JobRecord[]> {
     if (kinds.length === 0 || limit <= 0) return [];
-    const params: Param[] = [owner, leaseUntil, now, limit];
+    const params: Param[] = [
+      owner,
+      leaseUntil,
+      now,
+      limit,
+      now + JOB_HORIZON_MS,
+      leaseUntil + JOB_HORIZON_MS,
+    ];
     const kindList = kinds.map((kind) => {
       params.push(kind);
       return `$${params.length}`;
@@ -96,7 +114,8 @@ export class JobStore {
       `UPDATE jobs SET state = 'running', locked_by = $1, locked_until = $2, attempts = attempts + 1, updated_at = $3
        WHERE id IN (
          SELECT j.id FROM jobs j
-         WHERE ((j.state IN ('queued', 'failed') AND j.run_at <= $3) OR (j.state = 'running' AND j.locked_until < $3))
+         WHERE ((j.state IN ('queued', 'failed') AND (j.run_at <= $3 OR j.run_at > $5))
+             OR (j.state = 'running' AND (j.locked_until < $3 OR j.locked_until > $6)))
            AND j.kind IN (${kindList.join(', ')}) ${only}
            AND NOT EXISTS (
              SELECT 1 FROM jobs e
@@ -127,7 +146,7 @@ export class JobStore {
     await this.query(
       `UPDATE jobs SET state = $1, run_at = $2, last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = $4
        WHERE id = $5 AND locked_by = $6`,
-      [state, runAt, error.slice(0, MAX_ERROR_LENGTH), now, id, owner],
+      [state, withinHorizon(runAt, now), error.slice(0, MAX_ERROR_LENGTH), now, id, owner],
     );
   }
 
@@ -137,7 +156,7 @@ export class JobStore {
       `UPDATE jobs SET state = 'queued', run_at = $1, attempts = 0, last_error = NULL, locked_by = NULL,
          locked_until = NULL, updated_at = $2
        WHERE id = $3 AND locked_by = $4`,
-      [runAt, now, id, owner],
+      [withinHorizon(runAt, now), now, id, owner],
     );
   }
 

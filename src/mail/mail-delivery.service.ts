@@ -93,7 +93,7 @@ export class MailDeliveryService {
     const identity = this.configurations.identityOf(request);
     const row = await this.configurations.find(identity);
     if (row === null) throw MailError.notFound(identity, { Result: null });
-    const started = Date.now();
+    const started = performance.now();
     const base = {
       Host: row.host,
       Port: row.port,
@@ -123,7 +123,7 @@ export class MailDeliveryService {
             'client',
           )
         : { ok: false as const, ...checked };
-    const durationMs = Date.now() - started;
+    const durationMs = Math.round(performance.now() - started);
     if (!result.ok) {
       ctx
         .logFor('mail')
@@ -175,14 +175,14 @@ export class MailDeliveryService {
         Result: result,
       };
     }
-    const started = Date.now();
+    const started = performance.now();
     const budgetMs =
       this.config.requestTimeoutMs > 0
         ? Math.max(this.config.requestTimeoutMs - ANSWER_RESERVE_MS, ANSWER_RESERVE_MS)
         : Number.POSITIVE_INFINITY;
     const attempts: DeliveryAttempt[] = [];
     for (const [index, row] of rows.entries()) {
-      const remainingMs = budgetMs - (Date.now() - started);
+      const remainingMs = budgetMs - (performance.now() - started);
       if (remainingMs <= 0) {
         attempts.push(...rows.slice(index).map((skipped) => notAttempted(skipped)));
         break;
@@ -236,7 +236,7 @@ export class MailDeliveryService {
     delivered?: { messageId: string; accepted: string[] };
     failOver: boolean;
   }> {
-    const started = Date.now();
+    const started = performance.now();
     const report = (succeeded: boolean, code: string, message: string): DeliveryAttempt => ({
       Host: row.host,
       Port: row.port,
@@ -245,7 +245,7 @@ export class MailDeliveryService {
       Succeeded: succeeded,
       Code: code,
       Message: message,
-      DurationMs: Date.now() - started,
+      DurationMs: Math.round(performance.now() - started),
     });
     let endpoint;
     try {

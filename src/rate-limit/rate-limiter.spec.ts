@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { leaseSize, MemoryRateStore, RateLimiter, SharedRateStore } from './rate-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
+import { leaseSize, MemoryRateStore, SharedRateStore } from './rate-stores.js';
 
 const t0 = 1_800_000_000_000;
 
@@ -127,6 +128,74 @@ describe('SharedRateStore leases', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('SharedRateStore under wall-clock steps', () => {
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+  const realNow = Date.now;
+  afterEach(() => {
+    Date.now = realNow;
+  });
+
+  /** Exhausts `k` with the wall clock at `wall`, then moves it to `after` and lets a monotonic minute pass. */
+  async function afterStep(wall: number, after: number) {
+    // The store keeps a window's end as wall-clock time, as rate-limiter-flexible's database stores do.
+    const backing = new RateLimiterMemory({ points: 2, duration: 60 });
+    const store = new SharedRateStore(backing, 2);
+    Date.now = () => wall;
+    const before = [];
+    for (let i = 0; i < 3; i++) before.push(await store.consume('k', 1_000 + i));
+    Date.now = () => after;
+    const refusedAfterStep = await store.consume('k', 2_000);
+    const aMinuteLater = await store.consume('k', 62_000);
+    return { before, refusedAfterStep, aMinuteLater };
+  }
+
+  it.each([
+    ['stepped back 2 h', realNow(), realNow() - 2 * HOUR],
+    ['forward 2 days and back', realNow() + 2 * DAY, realNow()],
+  ])(
+    'a clock %s: Retry-After stays within the window and the caller is admitted again',
+    async (_, wall, after) => {
+      const { before, refusedAfterStep, aMinuteLater } = await afterStep(wall, after);
+      expect(before.map((d) => d.allowed)).toEqual([true, true, false]);
+      expect(before[2].resetSeconds).toBeLessThanOrEqual(60);
+      expect(refusedAfterStep.allowed).toBe(false);
+      expect(refusedAfterStep.resetSeconds).toBeLessThanOrEqual(60);
+      expect(aMinuteLater.allowed).toBe(true);
+      expect(aMinuteLater.resetSeconds).toBeLessThanOrEqual(60);
+    },
+  );
+
+  it('a window the store says ends hours away is restarted with this request counted in it', async () => {
+    const backing = new RateLimiterMemory({ points: 3, duration: 60 });
+    const store = new SharedRateStore(backing, 3);
+    Date.now = () => realNow() + 2 * DAY;
+    await store.consume('k', 0);
+    await store.consume('k', 1);
+    Date.now = realNow;
+    const decision = await store.consume('k', 2);
+    expect(decision).toMatchObject({ allowed: true, remaining: 2 });
+    expect(decision.resetSeconds).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('MemoryRateStore on the monotonic clock', () => {
+  it('does not read the wall clock: a step of the wall clock changes nothing', () => {
+    const store = new MemoryRateStore(1);
+    const realNow = Date.now;
+    try {
+      expect(store.consume('a', 5_000).allowed).toBe(true);
+      Date.now = () => realNow() - 7_200_000;
+      const refused = store.consume('a', 6_000);
+      expect(refused.allowed).toBe(false);
+      expect(refused.resetSeconds).toBeLessThanOrEqual(60);
+      expect(store.consume('a', 65_000).allowed).toBe(true);
+    } finally {
+      Date.now = realNow;
+    }
   });
 });
 

@@ -55,7 +55,7 @@ export class ChangeSetStateService {
     signal?.addEventListener('abort', onAbort);
     try {
       if (waitMs > 0) await this.notifier.ready();
-      const started = Date.now();
+      const started = performance.now();
       const deadline = started + waitMs;
       const originFacts = await this.store.loadOrigin(collection, origin);
       const resolution = resolveChangeSet(
@@ -77,7 +77,7 @@ export class ChangeSetStateService {
       let state = await this.evaluate(evaluation, originFacts);
       let waitedMs = 0;
       while (!state.fullyReplicated && !signal?.aborted && !this.notifier.closed) {
-        const remaining = deadline - Date.now();
+        const remaining = deadline - performance.now();
         if (remaining <= 0) break;
         if (!woken) {
           // Sleep until a report for this (collection, origin) is committed, the fallback re-check, or the end.
@@ -94,7 +94,7 @@ export class ChangeSetStateService {
         woken = false;
         if (signal?.aborted || this.notifier.closed) break;
         state = await this.evaluate(evaluation);
-        waitedMs = Date.now() - started;
+        waitedMs = Math.round(performance.now() - started);
       }
       return this.present(evaluation, state, waitMs > 0 ? waitedMs : null);
     } finally {

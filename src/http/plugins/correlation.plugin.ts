@@ -51,7 +51,7 @@ const correlation: FastifyPluginCallback<CorrelationOptions> = (fastify, { confi
       headers[CORRELATION_HEADER] = request.context!.correlationId;
       reply.headers(headers);
       if (timeoutMs > 0 && !reply.sent) {
-        inFlight.set(request, { due: Date.now() + timeoutMs, reply, context: request.context! });
+        inFlight.set(request, { due: performance.now() + timeoutMs, reply, context: request.context! });
       }
       done();
     });
@@ -87,7 +87,8 @@ const correlation: FastifyPluginCallback<CorrelationOptions> = (fastify, { confi
     done();
   });
   const sweeper = setInterval(() => {
-    const now = Date.now();
+    // Monotonic: a step of the wall clock neither times every request out nor lets them run for hours.
+    const now = performance.now();
     for (const [request, entry] of inFlight) {
       if (entry.due > now) continue;
       inFlight.delete(request);
