@@ -1,4 +1,4 @@
-// Issue 31: the attacks a holder of an ordinary `schedules` key tried, each against the built service as its own
+// Bounded cost: the attacks a holder of an ordinary `schedules` key tried, each against the built service as its own
 // process with load shedding at its default (OVERLOAD_EVENT_LOOP_DELAY_MS), while a bystander probes /health/live
 // and reads schedules every 50 ms. Each attack must be answered within 3 s, the service's event loop never be held
 // 500 ms (its own record, test/support/loop-gaps.mjs), the probe answer within 2 s, no bystander request be shed
@@ -60,7 +60,7 @@ interface Seen {
   dbGrowth: number;
 }
 
-describe('bounded cost: no single request stalls, bloats or sheds the instance (issue 31)', () => {
+describe('bounded cost: no single request stalls, bloats or sheds the instance ', () => {
   let database: TestDatabase;
   let server: RunningServer;
   let dataSource: DataSource;

@@ -1,4 +1,4 @@
-// Operation 6 (DESIGN §7): the SmartThings SmartApp on the real app and database, with SmartThings played by a
+// The device webhook (operation 6): the SmartThings SmartApp on the real app and database, with SmartThings played by a
 // fake on 127.0.0.1 that records every call. Requests are signed with test keys the way SmartThings signs them.
 import fs from 'node:fs';
 import os from 'node:os';

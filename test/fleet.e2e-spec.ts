@@ -1,4 +1,4 @@
-// Several instances on one database behave as one service (DESIGN §2 "Several instances"): durable jobs that
+// Several instances on one database behave as one service: durable jobs that
 // survive kill -9, one token refresh across instances, a rate limit shared by the fleet, revocations that reach
 // every instance, retention, and a clean drain on SIGTERM. The in-process part runs two app instances (two DI
 // containers, two connection pools) on one database; the process part runs the built service (dist/) as an

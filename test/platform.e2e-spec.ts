@@ -1,4 +1,4 @@
-// DESIGN §2 conventions, checked through the real app: routes, binding, envelope, statuses, correlation, logs,
+// The service's HTTP conventions, checked through the real app: routes, binding, envelope, statuses, correlation, logs,
 // auth, limits, health, metrics and the OpenAPI document.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// Replication diagnostics (DESIGN §6, operation 5) on the real app and database: ingestion, the diagnosis, the
+// Replication diagnostics (operation 5) on the real app and database: ingestion, the diagnosis, the
 // wait (also across two instances on one database), topology, gauges and the bounded query count.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApiKeysService } from '../src/auth/api-keys.service.js';

@@ -1,4 +1,4 @@
-// No request can hold the event loop (issue 14): the worst recurrence rules a caller can send are refused at write
+// No request can hold the event loop: the worst recurrence rules a caller can send are refused at write
 // time with a 400 naming the field, or evaluated at a bounded cost, while a /health/live probe over real HTTP keeps
 // answering in under 100 ms. The service runs as built (dist/, its own process): the recurrence engine's speed is
 // that of the product, not of jest's module wrapper (which makes its inner loops ~15× slower).

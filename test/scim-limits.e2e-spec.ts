@@ -1,4 +1,4 @@
-// Issue 14, SCIM part: the worst requests of the review (9,000 filter-path PATCH operations, 20,000 e-mails per
+// SCIM request caps: the worst requests a review sent (9,000 filter-path PATCH operations, 20,000 e-mails per
 // user, a 240-term filter, NUL characters PostgreSQL cannot store) are now refused with a SCIM 400 before any
 // expensive work. Each is timed: the review measured 3.5–15 s for them; they must now answer at once.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -9,7 +9,7 @@ import { scimUserBody } from './scim/scim-user.factory.js';
 /** Far below the seconds the review measured, far above a normal answer on a loaded 2-core machine. */
 const QUICK_MS = 1_500;
 
-describe('SCIM request caps (issue 14)', () => {
+describe('SCIM request caps refuse the worst requests with a SCIM 400', () => {
   let t: TestApp;
   let scim: ScimClient;
   let userId: string;
