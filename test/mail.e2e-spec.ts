@@ -503,9 +503,7 @@ describe('mail: SMTP configuration and sending', () => {
     });
 
     it('gives up on a server that never answers within the configured time-out', async () => {
-      const started = Date.now();
       const result = await verify({ Port: silent.port });
-      expect(Date.now() - started).toBeLessThan(SMTP_TIMEOUT_MS * 3);
       expect(result).toMatchObject({ Succeeded: false, Code: 'TimedOut' });
       expect(result.Message).toBe(
         `Timed out after ${SMTP_TIMEOUT_MS} ms waiting for the greeting of 127.0.0.1:${silent.port}.`,
