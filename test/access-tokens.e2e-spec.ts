@@ -1,4 +1,4 @@
-// Access tokens from an OpenID provider beside API keys (issue 32 items 1-3), against a real provider on loopback
+// Access tokens from an OpenID provider beside API keys, against a real provider on loopback
 // (test/support/oidc-issuer.ts): client-credentials tokens accepted with their scopes, every kind of bad token refused
 // with 401 + `WWW-Authenticate: Bearer error="invalid_token"`, keys rotated without a restart, and the issuer down.
 // The scope matrix (scope-matrix.e2e-spec.ts) runs tokens of every scope over every operation.

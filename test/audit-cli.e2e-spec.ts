@@ -1,4 +1,4 @@
-// `audit:list`, the CLI's view of the audit trail (issue 32), run as an operator would: the built CLI as its own
+// `audit:list`, the CLI's view of the audit trail, run as an operator would: the built CLI as its own
 // process on a database no instance serves, so nothing folds the tail: the events the CLI writes stay in
 // `audit_events_tail` while the first migrations' events sit in `audit_events`, and every page is read across both
 // tables. Filters, paging with the printed cursor, the text and JSON forms, and refusals of bad flags.

@@ -1,4 +1,4 @@
-// The audit trail's tail and fold (issue 32 item 4, src/audit/audit-fold.ts, migration 1763780001800): a change's
+// The audit trail's tail and fold (src/audit/audit-fold.ts, migration 1763780001800): a change's
 // event is written into the unindexed `audit_events_tail` in the change's transaction and moved into `audit_events`
 // by a background fold. Every filter finds an event from its commit on, before and after the fold, and paging
 // never skips or repeats one across the two tables; two instances folding at once move each event exactly once;
@@ -53,7 +53,7 @@ const createSchedule = async (t: TestApp): Promise<string> => {
   return response.json().Result.Id as string;
 };
 
-describe('audit trail tail and fold (issue 32 item 4)', () => {
+describe('audit trail tail and fold: every event found once, before and after the fold', () => {
   let database: TestDatabase;
   let t: TestApp;
   let fold: AuditFold;

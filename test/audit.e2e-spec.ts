@@ -1,4 +1,4 @@
-// The audit trail (issue 32 item 4): every kind of change leaves one event naming its caller, written with the
+// The audit trail: every kind of change leaves one event naming its caller, written with the
 // change; refusals (401/403) are recorded; nothing secret reaches the trail; only admins read it; the table is
 // append-only (PostgreSQL refuses UPDATE/DELETE outside retention, SQLite refuses UPDATE); retention deletes old
 // events. Runs on SQLite by default and on PostgreSQL when DATABASE_URL points at one.

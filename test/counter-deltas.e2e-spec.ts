@@ -1,4 +1,4 @@
-// Trigger-kept counters without a hot row (issue 30 item 4, migration 1763780001600, src/database/counter-deltas.ts):
+// Trigger-kept counters without a hot row (migration 1763780001600, src/database/counter-deltas.ts):
 // on PostgreSQL writers insert delta rows instead of updating one stats row, readers add them up in one snapshot and
 // a fold moves them into the row. Operation 2's total and SCIM's totalResults stay exact under concurrent creates,
 // deletes, imports and folds (both engines); on PostgreSQL a schedule write issued while a 20,000-event import is in
@@ -48,7 +48,7 @@ async function stats(dataSource: DataSource, table: 'schedule_stats' | 'scim_use
   return { deltas: Number(row.deltas), baseGeneration: BigInt(row.base) };
 }
 
-describe('trigger-kept counters without a hot row (issue 30 item 4)', () => {
+describe('trigger-kept counters without a hot row stay exact', () => {
   let t: TestApp;
   let reader: ScheduleReader;
   let users: ScimUsersRepository;

@@ -1,4 +1,4 @@
-// The Grafana dashboard (docs/grafana/platform-api.json) and /metrics cannot drift (issue 17): every metric name the
+// The Grafana dashboard (docs/grafana/platform-api.json) and /metrics cannot drift: every metric name the
 // dashboard's PromQL uses is exposed, with at least one sample, after requests that touch every area it shows.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

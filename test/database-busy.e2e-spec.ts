@@ -1,4 +1,4 @@
-// A lock wait past its limit (issue 30, item 5): another process holds SQLite's write lock (as a second large
+// A lock wait past its limit: another process holds SQLite's write lock (as a second large
 // import or a CLI migrating would) longer than the serving busy timeout; the write is answered 503
 // DatabaseUnavailable with Retry-After and a message saying the database is busy with another write — not that it
 // is unreachable — and readiness stays 200, since the database is up. SQLite only here; PostgreSQL's lock_timeout

@@ -1,4 +1,4 @@
-// The drain a load balancer can follow (issue 21), seen from clients of the built service: on SIGTERM readiness is
+// The drain a load balancer can follow, seen from clients of the built service: on SIGTERM readiness is
 // 503 at once while requests are still answered for SHUTDOWN_DELAY_MS; then new connections are refused, a request
 // on a connection kept alive from before is answered with `Connection: close`, the request in flight finishes, and
 // the process exits 0. Events are checked in order, not by their timing.

@@ -1,4 +1,4 @@
-// Issue 31 item 4: a key from API_KEYS is identified by its own hash, not by its position in the list. Replacing
+// A key from API_KEYS is identified by its own hash, not by its position in the list. Replacing
 // the key at position 0 must give the new key neither the old key's stored Idempotency-Key answers nor its
 // rate-limit budget.
 import { randomUUID } from 'node:crypto';

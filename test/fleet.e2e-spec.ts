@@ -1,4 +1,4 @@
-// Several instances on one database behave as one service (DESIGN §2 "Several instances"): durable jobs that
+// Several instances on one database behave as one service: durable jobs that
 // survive kill -9, one token refresh across instances, a rate limit shared by the fleet, revocations that reach
 // every instance, retention, and a clean drain on SIGTERM. The in-process part runs two app instances (two DI
 // containers, two connection pools) on one database; the process part runs the built service (dist/) as an
@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { pino } from 'pino';
-import { ApiKeysService } from '../src/auth/api-keys.service.js';
+import { ApiKeysService, CACHE_TTL_MS } from '../src/auth/api-keys.service.js';
 import { SmartThingsTokens } from '../src/device-webhook/smartthings-tokens.service.js';
 import { InstalledAppStore } from '../src/device-webhook/installed-app.store.js';
 import { JobFailed, JobsService, RetryLater } from '../src/jobs/jobs.service.js';
@@ -321,7 +321,7 @@ postgresOnly('two instances on PostgreSQL', () => {
     expect(stored?.refreshToken).toBe('refresh-1');
   });
 
-  it('refuses a revoked key on every instance within 2 s', async () => {
+  it('refuses a revoked key on every instance long before its cached entry would expire', async () => {
     const { key, record } = await apps[0].app.get(ApiKeysService).create('revoke-me', ['migrations']);
     const call = (app: TestApp) =>
       app.request({
@@ -332,12 +332,13 @@ postgresOnly('two instances on PostgreSQL', () => {
       });
     // Both instances have the key cached as valid.
     expect((await Promise.all(apps.map(call))).map((response) => response.statusCode)).toEqual([200, 200]);
-    const revokedAt = Date.now();
     await apps[0].app.get(ApiKeysService).revoke(record.id);
-    await until('both instances to refuse the key', async () =>
-      (await Promise.all(apps.map(call))).every((response) => response.statusCode === 401),
+    // The revocation reaches the other instance itself: waiting for the cache entry to expire would take longer.
+    await until(
+      'both instances to refuse the key',
+      async () => (await Promise.all(apps.map(call))).every((response) => response.statusCode === 401),
+      CACHE_TTL_MS / 2,
     );
-    expect(Date.now() - revokedAt).toBeLessThan(2_000);
   });
 });
 
@@ -476,7 +477,7 @@ postgresOnly('processes: three instances on one PostgreSQL database', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(6);
   });
 
-  it('refuses a key revoked through the CLI on all three within 2 s', async () => {
+  it('refuses a key revoked through the CLI on all three long before its cached entry would expire', async () => {
     const cliEnv = { DATA_DIR: database.dataDir, DATABASE_URL: database.url };
     const created = await runCli(['api-key:create', '--name', 'fleet', '--scopes', 'migrations'], cliEnv);
     const key = /^(pk_[\w-]{43})$/m.exec(created.stdout)![1];
@@ -486,11 +487,12 @@ postgresOnly('processes: three instances on one PostgreSQL database', () => {
     ]);
     const revoked = await runCli(['api-key:revoke', id], cliEnv);
     expect(revoked.code).toBe(0);
-    const after = Date.now();
-    await until('all three to refuse the key', async () =>
-      (await Promise.all(servers.map((server) => call(server, key)))).every((r) => r.status === 401),
+    await until(
+      'all three to refuse the key',
+      async () =>
+        (await Promise.all(servers.map((server) => call(server, key)))).every((r) => r.status === 401),
+      CACHE_TTL_MS / 2,
     );
-    expect(Date.now() - after).toBeLessThan(2_000);
   });
 
   it('drains on SIGTERM: readiness 503 at once, a request in flight finishes, exit code 0', async () => {

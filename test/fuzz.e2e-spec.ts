@@ -1,4 +1,4 @@
-// Schema-driven fuzzing (issue 14): seeded requests built from the OpenAPI document at /docs-json, over every
+// Schema-driven fuzzing: seeded requests built from the OpenAPI document at /docs-json, over every
 // operation — bodies that follow the schema and then break it (wrong types, nulls, huge and unicode strings, NUL
 // characters, extra and missing properties, arrays for objects, boundary numbers and dates), malformed JSON, wrong
 // content types, and fuzzed path and query parameters. No answer may be a 5xx, and the service must still be alive

@@ -1,4 +1,4 @@
-// Issue 14, "inputs PostgreSQL refuses": a U+0000 anywhere in a request (JSON body, query string, path) is a 400
+// Inputs PostgreSQL refuses: a U+0000 anywhere in a request (JSON body, query string, path) is a 400
 // naming the field on every route and both engines — SCIM in its own error schema — and paged or numeric query
 // parameters the service cannot honour are 400 naming them, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -6,7 +6,7 @@ import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 
 const NUL = '\u0000';
 
-describe('NUL characters and unhonourable query parameters (issue 14)', () => {
+describe('NUL characters and unhonourable query parameters are 400s naming them', () => {
   let t: TestApp;
 
   beforeAll(async () => {

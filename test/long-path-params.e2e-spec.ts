@@ -1,5 +1,5 @@
-// Issue 23, item 2 (long path parameters): every operation with a path parameter answers an over-long id with the
-// route's own answer — the DESIGN §2 envelope, or SCIM's error body under /api/v1/scim — never Fastify's bare 414.
+// Long path parameters: every operation with a path parameter answers an over-long id with the
+// route's own answer — the error envelope, or SCIM's error body under /api/v1/scim — never Fastify's bare 414.
 // The operations are enumerated from the OpenAPI document the app serves, so a new route is covered.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';

@@ -1,4 +1,4 @@
-// Issue 14 on the real app: the egress policy for SMTP hosts (docs/egress.md), stored secrets across a transport
+// Mail egress on the real app: the egress policy for SMTP hosts (docs/egress.md), stored secrets across a transport
 // downgrade, the per-tenant cap, and failure messages that never echo what a non-SMTP peer sent. The app opens
 // exactly 127.0.0.1 (OUTBOUND_ALLOW); the "internal" listeners that must never be reached sit on 127.0.0.2.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -23,7 +23,7 @@ const CAP = 3;
 
 type Banner = Awaited<ReturnType<typeof startBannerServer>>;
 
-describe('mail egress (issue 14)', () => {
+describe('mail egress: allowed hosts, stored secrets, per-tenant cap, quiet failures', () => {
   let t: TestApp;
   let tlsServer: SmtpTestServer;
   let internal: Banner;

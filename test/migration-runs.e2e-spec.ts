@@ -1,4 +1,4 @@
-// Operations 7 and 8, and the migration runner behind them (DESIGN §8), on the real database.
+// Operations 7 and 8, and the migration runner behind them, on the real database.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource, Table, type MigrationInterface, type QueryRunner } from 'typeorm';

@@ -1,4 +1,4 @@
-// Every operation of the served document sent the way Swagger UI's "Try it out" pre-fills it (issue 33 item 1):
+// Every operation of the served document sent the way Swagger UI's "Try it out" pre-fills it:
 // the parameters' examples and defaults, the request body's example (or Swagger UI's sample of its schema), an
 // admin key, against a fresh instance. Each must answer 2xx, except the answers the document itself says the
 // example gets (the unsigned webhook's 401). A path id names the resource the operation's own creating POST made

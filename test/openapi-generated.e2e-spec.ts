@@ -1,4 +1,4 @@
-// Issue 33 item 2: the document states every rule the validators enforce. Requests generated from the document
+// The document states every rule the validators enforce. Requests generated from the document
 // alone (test/support/openapi-arbitrary.ts: types, formats, bounds, enums, required/optional) are sent with the admin
 // key; every answer must be 2xx or a business refusal the operation documents (404, 409, 422) — a 400 is a rule
 // the document does not state. Fixed seed and a bounded number of runs per operation; a failure lists the requests.
@@ -16,7 +16,7 @@ const RUNS_PER_OPERATION = 8;
 const BUSINESS_REFUSALS = ['404', '409', '422'];
 
 /**
- * Rules the service enforces that JSON Schema cannot state, found by this test (issue 33 item 2): `operationId
+ * Rules the service enforces that JSON Schema cannot state, found by this test: `operationId
  * field` (the envelope's Errors[].Field, indexes dropped) or `operationId scimType name` (SCIM's scimType and the
  * attribute its detail names). Each is said in the field's description and in docs/decisions.md. A ratchet: a
  * refusal not listed fails the test; an entry is removed when its rule is written into the document (or relaxed).

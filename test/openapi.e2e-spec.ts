@@ -1,4 +1,4 @@
-// The OpenAPI document a client team generates from (issues 17 and 23): request schemas say
+// The OpenAPI document a client team generates from: request schemas say
 // `additionalProperties: false` wherever the DTO rejects unknown properties (at every depth; the webhook bodies allow
 // them and must not say so), every error answer carries the envelope with an example of its own code, every answer
 // with a body has its schema, nullable references validate `null` (OpenAPI 3.1), headers are declared, the
@@ -52,7 +52,7 @@ function requestSchemaNames(doc: Document): Set<string> {
 }
 
 /**
- * OWASP API4 (unrestricted resource consumption) findings on request schemas (issue 33 item 2): none — every string,
+ * OWASP API4 (unrestricted resource consumption) findings on request schemas: none — every string,
  * array and integer a request can carry states its bound (the validators' own, or the body limit for values the
  * service takes as any JSON). Spectral also checks the `allOf` rules between properties, which state theirs too.
  */
@@ -123,7 +123,7 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(rejected.json())).toContain('Extra');
   });
 
-  it('states the rules the validators enforce, generated from the same class-validator decorators (issue 33)', () => {
+  it('states the rules the validators enforce, generated from the same class-validator decorators', () => {
     const schemas = document.components.schemas as Record<string, { properties: Record<string, Json> }>;
     const property = (schema: string, name: string) => schemas[schema]?.properties[name];
     const parameter = (route: string, method: string, name: string) =>

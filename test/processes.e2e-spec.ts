@@ -141,7 +141,7 @@ describe('maintenance CLI', () => {
     // opening a fresh SQLite file at once exited 1 in one CI run (output not kept; a first-open race such as the
     // switch to WAL is the suspect, not reproduced on a quiet machine). A failure now shows the command's stderr.
     expect((await runCli(['migration:status'], env())).code).toBe(0);
-    // Four at a time: fourteen at once on 2 busy cores passed runCli's 60 s per process (load 10, issue 29).
+    // Four at a time: fourteen at once on 2 busy cores passed runCli's 60 s per process (load 10).
     const results: Array<Awaited<ReturnType<typeof runCli>>> = [];
     for (let start = 0; start < commands.length; start += 4) {
       const wave = commands.slice(start, start + 4);

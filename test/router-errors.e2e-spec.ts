@@ -1,4 +1,4 @@
-// Answers the router and Node's HTTP parser make before any route runs (issue 33 item 3): in the envelope (SCIM's
+// Answers the router and Node's HTTP parser make before any route runs: in the envelope (SCIM's
 // error on SCIM paths) with X-Correlation-Id, as documented; and operation 1, public by default, refuses a key that
 // is sent but unknown (no key stays allowed).
 import { request as httpRequest } from 'node:http';

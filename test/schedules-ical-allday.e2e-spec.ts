@@ -1,4 +1,4 @@
-// All-day events stay all-day (issue 24 item 5) on the real app and database: calendars hand-written in the shapes
+// All-day events stay all-day on the real app and database: calendars hand-written in the shapes
 // Apple Calendar, Google Calendar and Exchange/Outlook write all-day events (test/fixtures/ical/SOURCES.md) are
 // imported; the schedules read back with AllDay (GET and operation 2's page), the listing names the local days, the
 // export writes DATE values that ical.js reads as dates (`isDate`) and expands to the occurrences the service
@@ -42,7 +42,7 @@ interface Listed {
 const FROM = '2025-06-01T00:00:00Z';
 const UNTIL = '2027-06-01T00:00:00Z';
 
-describe('all-day events (issue 24 item 5)', () => {
+describe('all-day events stay all-day through import, listing and export', () => {
   let t: TestApp;
 
   beforeAll(async () => {

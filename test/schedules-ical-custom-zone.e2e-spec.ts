@@ -1,4 +1,4 @@
-// Issue 24 item 3: a VTIMEZONE that matches no IANA zone keeps working through its own rules. An Outlook-shaped
+// A VTIMEZONE that matches no IANA zone keeps working through its own rules. An Outlook-shaped
 // calendar with a made-up "Customized Time Zone" (standard -03:30, daylight -02:30 from the first Sunday of October
 // to the third Sunday of February, both at local midnight: a southern-hemisphere rule no real zone has) is imported;
 // the zone is stored as the POSIX TZ string of those rules, and operation 1, the occurrence listing (at hand-computed
@@ -86,7 +86,7 @@ function calendar(...lines: string[]): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe('an imported VTIMEZONE that matches no IANA zone (issue 24 item 3)', () => {
+describe('an imported VTIMEZONE that matches no IANA zone keeps its own rules', () => {
   let t: TestApp;
   const ids: Record<string, string> = {};
 

@@ -1,4 +1,4 @@
-// iCalendar export (issue 16) checked against an independent implementation: schedules built from the RFC 5545
+// iCalendar export checked against an independent implementation: schedules built from the RFC 5545
 // §3.8.5.3 examples and from DST cases are exported, the export is parsed and expanded by ical.js (Mozilla's), and
 // ical.js's occurrences must equal the service's own occurrence listing (GET /api/v1/Occurrence) over years.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// iCalendar identity (issue 33 item 6): the export writes the UID and SEQUENCE an import read, and a UID derived
+// iCalendar identity: the export writes the UID and SEQUENCE an import read, and a UID derived
 // from the id for schedules written as JSON, so importing the service's own export updates the schedules it came
 // from instead of adding copies. Fixtures: test/fixtures/ical (sources in SOURCES.md).
 import { createHash } from 'node:crypto';

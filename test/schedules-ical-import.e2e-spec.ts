@@ -1,7 +1,7 @@
-// iCalendar import (issue 16) on the real app and database: real-world files written by Google Calendar,
+// iCalendar import on the real app and database: real-world files written by Google Calendar,
 // Outlook/Exchange and Apple Calendar (test/fixtures/ical/SOURCES.md) are imported, and the service's occurrence
 // listing over several years is compared with ical.js's own expansion of the same file. Components the service
-// cannot represent or that are broken are skipped and listed in `Skipped` (issue 24); a calendar with nothing
+// cannot represent or that are broken are skipped and listed in `Skipped`; a calendar with nothing
 // importable left gets a 400 naming the lines.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -161,7 +161,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
-  it('apple-ical1-floating-utc-date.ics: floating (X-WR-TIMEZONE US/Pacific), UTC, IANA TZID without VTIMEZONE, and a date without VALUE=DATE read as the all-day date it is (issue 33)', async () => {
+  it('apple-ical1-floating-utc-date.ics: floating (X-WR-TIMEZONE US/Pacific), UTC, IANA TZID without VTIMEZONE, and a date without VALUE=DATE read as the all-day date it is', async () => {
     const text = fixture('apple-ical1-floating-utc-date.ics');
     // ical.js reads `DTSTART:20021028` as a date-time; the oracle gets the VALUE=DATE it means.
     const oracle = text
@@ -170,7 +170,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     expect(await compareWithIcalJs(text, 1, oracle)).toBe(5);
   });
 
-  it('zapcalendar-date-without-value-date.ics: a yearly all-day feed event written `DTSTART:20080212` (issue 33)', async () => {
+  it('zapcalendar-date-without-value-date.ics: a yearly all-day feed event written `DTSTART:20080212`', async () => {
     const text = fixture('zapcalendar-date-without-value-date.ics');
     const oracle = text
       .replace('DTSTART:20080212\n', 'DTSTART;VALUE=DATE:20080212\n')
@@ -184,7 +184,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     expect(response.json().Skipped).toEqual([]);
   });
 
-  it('node-ical’s VALUE=DATE with a time (`DTSTART;VALUE=DATE:20110804T120000`) is that date (issue 33)', async () => {
+  it('node-ical’s VALUE=DATE with a time (`DTSTART;VALUE=DATE:20110804T120000`) is that date', async () => {
     const text = fixture('node-ical-value-date-with-time.ics');
     const response = await importIcal(text);
     expect(response.statusCode).toBe(201);
@@ -237,7 +237,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
     });
   });
 
-  describe('vendor shapes (issue 24; hand-written fixtures, test/fixtures/ical/SOURCES.md)', () => {
+  describe('vendor shapes (hand-written fixtures, test/fixtures/ical/SOURCES.md)', () => {
     /** Imports the fixture: 201, its Skipped list, and every occurrence listed in [from, until) as `start – end`. */
     async function importAndList(
       name: string,
@@ -631,7 +631,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
       ]);
     });
 
-    it('stores an event whose SUMMARY is over 500 characters with its Name cut, and reports the cut (issue 33)', async () => {
+    it('stores an event whose SUMMARY is over 500 characters with its Name cut, and reports the cut', async () => {
       const long = 'Quarterly planning '.repeat(30); // 570 characters
       const text = [
         'BEGIN:VCALENDAR',
@@ -867,7 +867,7 @@ describe('POST /api/v1/Schedule/import (text/calendar)', () => {
 
     it('takes bodies above BODY_LIMIT (1 MiB) up to its own 32 MiB, and answers 413 above', async () => {
       const event = ['BEGIN:VEVENT', 'UID:x', 'DTSTART:20260105T090000Z', 'END:VEVENT'];
-      // Lines of 64 KiB: one line may be at most 1 MiB (issue 31), the body 32 MiB.
+      // Lines of 64 KiB: one line may be at most 1 MiB, the body 32 MiB.
       const pad = (mib: number) => Array<string>(mib * 16).fill(`X-PAD:${'x'.repeat(64 * 1024 - 8)}`);
       const large = await importIcal(calendar(...pad(20), ...event));
       expect(large.statusCode).toBe(201);

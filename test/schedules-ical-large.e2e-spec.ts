@@ -1,4 +1,4 @@
-// iCalendar import of a large calendar (issue 24, item 2): 10,000 events in one import, one schedule per series
+// iCalendar import of a large calendar: 10,000 events in one import, one schedule per series
 // (UID), every schedule answering operation 1, operation 2, the occurrence listing and the export; a re-import of
 // the same file updates those schedules (events without UID too: their derived UID is stable) and creates none.
 // Timings are measured by bench/ical-import.mjs, never asserted here.
@@ -94,7 +94,7 @@ interface Imported {
   Status: 'Created' | 'Updated';
 }
 
-describe('POST /api/v1/Schedule/import: a 10,000-event calendar (issue 24)', () => {
+describe('POST /api/v1/Schedule/import: a 10,000-event calendar', () => {
   let t: TestApp;
   const body = largeCalendar();
   let first: Imported[] = [];

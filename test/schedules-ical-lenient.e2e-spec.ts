@@ -1,4 +1,4 @@
-// iCalendar import, issue 33 item 6 — what lenient readers take, on the real app and database: a feed of several
+// iCalendar import, what lenient readers take, on the real app and database: a feed of several
 // concatenated VCALENDARs (Mozilla's Austrian holiday calendar), VTIMEZONE observances written as lists of onsets,
 // and malformed lines of properties the service does not store (left out and listed in `Skipped`, the event kept).
 // Fixtures and their sources: test/fixtures/ical/SOURCES.md.
@@ -18,7 +18,7 @@ interface Answer {
   Skipped: Array<{ Line: number; Component: string; Uid: string | null; Reason: string }>;
 }
 
-describe('iCalendar import: what lenient readers take (issue 33)', () => {
+describe('iCalendar import: what lenient readers take', () => {
   let t: TestApp;
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// Operations 1 and 2, schedule CRUD and the occurrence listing (DESIGN §3), on the real database.
+// Operations 1 and 2, schedule CRUD and the occurrence listing, on the real database.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { oneOff, scheduleBody, scheduleItem } from './factories/schedule.factory.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
@@ -608,7 +608,7 @@ describe('schedules', () => {
         Start: '2026-01-05T08:00:00.000Z',
         End: '2026-01-05T08:15:00.000Z',
         IsMoved: false,
-        AllDay: false, // issue 24 item 5; Date/EndDate only on all-day occurrences
+        AllDay: false, // Date/EndDate only on all-day occurrences
       });
     });
 

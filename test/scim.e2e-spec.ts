@@ -1,4 +1,4 @@
-// SCIM users (DESIGN §4, operation 3) through the real app on SQLite or PostgreSQL: the sequences Entra ID and Okta
+// SCIM users (operation 3) through the real app on SQLite or PostgreSQL: the sequences Entra ID and Okta
 // run, RFC 7644 §3.5.2 PATCH cases over HTTP, filters and paging, atomicity, ETag/If-Match, uniqueness (also under
 // concurrent creates), the SCIM error schema for every failure, and discovery.
 import { randomUUID } from 'node:crypto';
@@ -792,7 +792,7 @@ describe('SCIM users', () => {
       const accepted = await scim.post('/Users/.search', { filter: chain(100) });
       expect(accepted.statusCode).toBe(200);
       expect(accepted.json().totalResults).toBe(0);
-      // More than 100 comparisons: more than the service evaluates (issue 14).
+      // More than 100 comparisons: more than the service evaluates.
       expectScimError(await scim.post('/Users/.search', { filter: chain(101) }), 400, 'tooMany');
       expectScimError(await scim.post('/Users/.search', { filter: chain(1500) }), 400, 'invalidFilter');
       const parentheses = `${'('.repeat(4000)}userName eq "a"${')'.repeat(4000)}`;
@@ -914,7 +914,7 @@ describe('SCIM users', () => {
       for (const role of returned) expect(declared).toEqual(expect.arrayContaining(Object.keys(role)));
       expect(Object.keys(returned[0] ?? {}).sort()).toEqual(declared);
       expect(returned[1]).toMatchObject({ Id: 'b', value: 'b', DisplayName: 'B', display: 'B' });
-      // One writable name per role field (issue 33 item 5): Id and DisplayName mirror value and display, readOnly.
+      // One writable name per role field: Id and DisplayName mirror value and display, readOnly.
       const mutabilities = Object.fromEntries(
         user.attributes
           .find((attribute: { name: string }) => attribute.name === 'roles')
@@ -950,7 +950,7 @@ describe('SCIM users', () => {
       expectScimError(await scim.get('/ResourceTypes/Nothing'), 404);
     });
 
-    it('a client filling every sub-attribute of roles /Schemas lists with distinct values succeeds (issue 33)', async () => {
+    it('a client filling every sub-attribute of roles /Schemas lists with distinct values succeeds', async () => {
       // A schema-driven client (as the peer SCIM suites are) writes every writable sub-attribute; one that ignores
       // mutability writes readOnly ones too. Either way value/display are taken and Id/DisplayName mirror them.
       const roles = (await scim.get(`/Schemas/${CORE_USER}`))

@@ -1,5 +1,5 @@
-// The scope matrix (issue 14): every operation of the OpenAPI document × every kind of caller — a key of each
-// scope, no key, a revoked key, a key bound to another tenant; an access token (issue 32) from a real OpenID
+// The scope matrix: every operation of the OpenAPI document × every kind of caller — a key of each
+// scope, no key, a revoked key, a key bound to another tenant; an access token from a real OpenID
 // provider on loopback of each scope, each in one provider's claim form, one bound to another tenant, one without the
 // tenant claim, one without the scope prefix, an expired one — answers as its scope decision says: the callers it
 // admits get past authentication (any status but 401/403), the others get 401 or 403. The decisions are written out
@@ -123,7 +123,7 @@ beforeAll(async () => {
   const nobody = (decision: string) => decision === 'public-by-default';
   callers.push(
     { name: 'no key', key: undefined, admits: nobody, unauthenticated: true },
-    // A key or token that is sent must be valid, also on operation 1 (issue 33): a revoked key is admitted nowhere.
+    // A key or token that is sent must be valid, also on operation 1: a revoked key is admitted nowhere.
     { name: 'a revoked key', key: revoked.key, admits: () => false, unauthenticated: true },
     {
       name: 'an all-scopes key bound to another tenant',

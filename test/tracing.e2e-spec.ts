@@ -1,4 +1,4 @@
-// OpenTelemetry tracing (issue 17) against a tiny OTLP/HTTP JSON receiver on loopback: an incoming `traceparent` is
+// OpenTelemetry tracing against a tiny OTLP/HTTP JSON receiver on loopback: an incoming `traceparent` is
 // continued, each request's span carries its route template and status, database queries are its children, a
 // request without `traceparent` starts a new trace, and the request's log lines carry `trace_id`.
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { forMaintenance, PeriodicFold } from './counter-deltas.js';
 
@@ -19,13 +18,27 @@ function counting(dataSource: DataSource): { fold: PeriodicFold; runs: () => num
   return { fold, runs: () => runs };
 }
 
+// Fake timers: the interval's firings are driven by the test, so the outcome does not depend on how fast the
+// machine running it is.
 describe('PeriodicFold', () => {
-  it('folds on its timer in a serving instance', async () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('folds once per interval on its timer in a serving instance, and not after stop', async () => {
     const { fold, runs } = counting({} as DataSource);
     fold.start(5);
-    await sleep(60);
+    expect(runs()).toBe(0);
+    await jest.advanceTimersByTimeAsync(5);
+    expect(runs()).toBe(1);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(runs()).toBe(3);
     await fold.stop();
-    expect(runs()).toBeGreaterThan(1);
+    await jest.advanceTimersByTimeAsync(50);
+    expect(runs()).toBe(3);
   });
 
   it('does not start its timer on the maintenance CLI’s data source, and still folds when asked', async () => {
@@ -33,7 +46,7 @@ describe('PeriodicFold', () => {
     forMaintenance(dataSource);
     const { fold, runs } = counting(dataSource);
     fold.start(5);
-    await sleep(60);
+    await jest.advanceTimersByTimeAsync(60);
     expect(runs()).toBe(0);
     await fold.fold();
     expect(runs()).toBe(1);

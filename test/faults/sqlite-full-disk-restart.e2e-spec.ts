@@ -1,4 +1,4 @@
-// Starting on a storage that takes no writes (issue 30 item 3): the first start on a full, empty DATA_DIR,
+// Starting on a storage that takes no writes: the first start on a full, empty DATA_DIR,
 // restarts on a full disk after a clean stop and after kill -9, and a restart on a read-only mount. Every time the
 // process stays up, /health/live is 200, /health/ready 503 with the reason, writes 507 StorageFull (503
 // DatabaseUnavailable when read-only) with Retry-After; once space (or write access) returns it becomes ready by

@@ -1,4 +1,4 @@
-// Issue 23, item 5 (SCIM): bodies as RFC 7644 shapes them — `schemas` is an array in every body, the root
+// SCIM bodies as RFC 7644 shapes them — `schemas` is an array in every body, the root
 // `/.search` (§3.4.3), Entra's unqualified `manager`, and `roles` whose `Id`/`value` and `DisplayName`/`display`
 // are what `/Schemas` says they are.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -367,7 +367,7 @@ describe('roles: Id/value and DisplayName/display are one attribute each, as /Sc
     ['DisplayName and display', { value: 'a', DisplayName: 'A', display: 'B' }, { value: 'a', display: 'B' }],
     ['value and Id (other order, other case)', { VALUE: 'b', id: 'a' }, { value: 'b' }],
   ])(
-    '%s that differ: the RFC name wins on POST, PUT and PATCH (issue 33 item 5)',
+    '%s that differ: the RFC name wins on POST, PUT and PATCH, and both names answer its value',
     async (_label, role, rfc) => {
       const answered = {
         Id: rfc.value,

@@ -1,4 +1,4 @@
-// A real OpenID provider on loopback for the access-token specs (issue 32): oauth2-mock-server's discovery, JWKS
+// A real OpenID provider on loopback for the access-token specs: oauth2-mock-server's discovery, JWKS
 // and token endpoints (client-credentials grant, RS256), served by a plain HTTP server of ours so a spec can count
 // the JWKS fetches, rotate the keys without a restart (a new keystore: new key published, old one gone), and take
 // the issuer down and up again on the same address.

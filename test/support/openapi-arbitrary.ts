@@ -1,4 +1,4 @@
-// Schema-valid requests generated from the OpenAPI document (issue 33 item 2): a fast-check arbitrary per operation
+// Schema-valid requests generated from the OpenAPI document: a fast-check arbitrary per operation
 // that builds its path, query and JSON body from what the document states — types, formats (uuid, date-time, email),
 // bounds, lengths, item counts, enums, patterns, required and optional properties — and nothing else. A request it
 // makes that the service refuses with 400 is a rule the document does not state.

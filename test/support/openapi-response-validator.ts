@@ -1,5 +1,5 @@
 // Test mode only: every answer an e2e spec receives through startTestApp's request()/post() is checked against the
-// OpenAPI document the app serves (issue 23): the status is documented for the operation, the media type is
+// OpenAPI document the app serves: the status is documented for the operation, the media type is
 // documented for that status, the body is valid against the documented schema (ajv, JSON Schema 2020-12 as
 // OpenAPI 3.1 uses), and every header the document declares required is present. Violations are collected and
 // make the spec fail when its app is closed (test-app.ts), so a new route or answer cannot drift from the document.
