@@ -186,6 +186,28 @@ describe('iCalendar identity: export → import round trip', () => {
     expect(await itemsOf(id)).toEqual(before);
   });
 
+  it('keys held by earlier copies win over the id: re-importing the export updates the copies, not the schedule', async () => {
+    const created = await t.post(
+      '/api/v1/Schedule',
+      scheduleBody(
+        scheduleItem({ Name: 'a' }),
+        scheduleItem({ Name: 'b', Start: '2026-01-06T14:00:00+01:00', End: '2026-01-06T15:00:00+01:00' }),
+      ),
+    );
+    expect(created.statusCode).toBe(201);
+    const id = created.json().Result.Id as string;
+    const before = await itemsOf(id);
+    const exported = await exportIcal([id]);
+    // Imported once without the ids (another client passed it on): copies, each holding its series' key.
+    const copies = await importIcal(exported.replace(/\r\nX-PLATFORM-SCHEDULE-ID:[^\r]*/g, ''));
+    expect(copies.map((s) => s.Status)).toEqual(['Created', 'Created']);
+    const count = await scheduleCount();
+    const again = await importIcal(exported);
+    expect(again.map((s) => [s.Id, s.Status])).toEqual(copies.map((s) => [s.Id, 'Updated']));
+    expect(await scheduleCount()).toBe(count);
+    expect(await itemsOf(id)).toEqual(before);
+  });
+
   describe('series that share a UID', () => {
     /** Two series with one UID (different starts), the first with a moved occurrence; zone by its Windows name. */
     const sharedUid = [
