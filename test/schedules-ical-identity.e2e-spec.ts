@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { oneOff, scheduleBody, scheduleItem } from './factories/schedule.factory.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 
 const AUTH = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -129,24 +130,81 @@ describe('iCalendar identity: export → import round trip', () => {
     }
   });
 
-  it('leaves a JSON schedule of several items alone: its export imports as new schedules', async () => {
-    const item = (name: string, start: string) => ({
-      Name: name,
-      Start: start,
-      StartTimeZone: 'Europe/Berlin',
-    });
-    const created = await t.post('/api/v1/Schedule', {
-      ScheduleItems: [item('one', '2026-02-02T09:00:00'), item('two', '2026-02-03T09:00:00')],
-    });
+  it('a JSON schedule of several items: importing its export updates it, its items in order', async () => {
+    const created = await t.post(
+      '/api/v1/Schedule',
+      scheduleBody(
+        scheduleItem({ Name: 'one' }),
+        scheduleItem({ Name: 'two', Start: '2026-01-06T14:00:00+01:00', End: '2026-01-06T15:00:00+01:00' }),
+        oneOff('2026-03-01T08:00:00Z', '2026-03-01T09:30:00Z'),
+      ),
+    );
+    expect(created.statusCode).toBe(201);
+    const id = created.json().Result.Id as string;
+    const before = await itemsOf(id);
+    const count = await scheduleCount();
+    const names = async () => {
+      const response = await t.request({ method: 'GET', url: `/api/v1/Schedule/${id}`, headers: AUTH });
+      expect(response.statusCode).toBe(200);
+      return (response.json().Result.ScheduleItems as Array<{ Name: string }>).map((item) => item.Name);
+    };
+    expect(await names()).toEqual(['one', 'two', 'one-off']);
+    const exported = await exportIcal([id]);
+    const uid = `${id}@schedules.platform-api`;
+    expect(linesOf(exported).filter((line) => line.startsWith('UID:'))).toEqual([
+      `UID:${uid}`,
+      `UID:${uid}#1`,
+      `UID:${uid}#2`,
+    ]);
+
+    for (let round = 0; round < 2; round++) {
+      // The second round imports the export written after the first (the schedule now has the UID stored).
+      const again = await importIcal(round === 0 ? exported : await exportIcal([id]));
+      expect(again).toEqual([{ Id: id, Uid: uid, Line: expect.any(Number), Status: 'Updated' }]);
+      expect(await scheduleCount()).toBe(count);
+      expect(await names()).toEqual(['one', 'two', 'one-off']);
+      expect(await itemsOf(id)).toEqual(before);
+    }
+  });
+
+  it('a JSON schedule of several items whose export lost a VEVENT is left alone: the rest import as new', async () => {
+    const created = await t.post(
+      '/api/v1/Schedule',
+      scheduleBody(scheduleItem({ Name: 'kept' }), scheduleItem({ Name: 'dropped' })),
+    );
     expect(created.statusCode).toBe(201);
     const id = created.json().Result.Id as string;
     const before = await itemsOf(id);
     const exported = await exportIcal([id]);
-    const uids = linesOf(exported).filter((line) => line.startsWith('UID:'));
-    expect(uids).toEqual([`UID:${id}@schedules.platform-api`, `UID:${id}@schedules.platform-api#1`]);
+    // Only the first VEVENT: replacing the schedule's two items by it would drop the other.
+    const first =
+      exported.slice(0, exported.indexOf('BEGIN:VEVENT', exported.indexOf('END:VEVENT'))) +
+      'END:VCALENDAR\r\n';
+    const again = await importIcal(first);
+    expect(again.map((s) => s.Status)).toEqual(['Created']);
+    expect(again[0].Id).not.toBe(id);
+    expect(await itemsOf(id)).toEqual(before);
+  });
+
+  it('keys held by earlier copies win over the id: re-importing the export updates the copies, not the schedule', async () => {
+    const created = await t.post(
+      '/api/v1/Schedule',
+      scheduleBody(
+        scheduleItem({ Name: 'a' }),
+        scheduleItem({ Name: 'b', Start: '2026-01-06T14:00:00+01:00', End: '2026-01-06T15:00:00+01:00' }),
+      ),
+    );
+    expect(created.statusCode).toBe(201);
+    const id = created.json().Result.Id as string;
+    const before = await itemsOf(id);
+    const exported = await exportIcal([id]);
+    // Imported once without the ids (another client passed it on): copies, each holding its series' key.
+    const copies = await importIcal(exported.replace(/\r\nX-PLATFORM-SCHEDULE-ID:[^\r]*/g, ''));
+    expect(copies.map((s) => s.Status)).toEqual(['Created', 'Created']);
+    const count = await scheduleCount();
     const again = await importIcal(exported);
-    expect(again.map((s) => s.Status)).toEqual(['Created', 'Created']);
-    expect(again.map((s) => s.Id)).not.toContain(id);
+    expect(again.map((s) => [s.Id, s.Status])).toEqual(copies.map((s) => [s.Id, 'Updated']));
+    expect(await scheduleCount()).toBe(count);
     expect(await itemsOf(id)).toEqual(before);
   });
 

@@ -11,10 +11,13 @@ import type { ImportedCalendar } from './ical/ical-import.js';
 /** Schedules per multi-row statement (INSERT of schedules, lookups by key). */
 const SCHEDULE_CHUNK = 200;
 
-/** What an import stores of a series: its hashed key (the lookup), its UID and SEQUENCE (written by the export). */
+/**
+ * What an import stores of a series: its hashed key (the lookup), its UID and SEQUENCE (written by the export). A
+ * schedule that several series of its export update together keeps no key: one key cannot find them all.
+ */
 export interface ImportedIdentity {
   readonly id: string;
-  readonly icalKey: string;
+  readonly icalKey: string | null;
   readonly icalUid: string;
   readonly icalSequence: number;
 }
@@ -34,6 +37,13 @@ export function uniqueKeys(keys: readonly string[]): string[] {
       .update(count === 0 ? key : `${key}\n#${count}`)
       .digest('hex');
   });
+}
+
+/** Schedule id → how many series of the file update it (several when they name it: its export's items). */
+export function seriesPerSchedule(existing: ReadonlyMap<string, string>): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const id of existing.values()) count.set(id, (count.get(id) ?? 0) + 1);
+  return count;
 }
 
 @Injectable()
@@ -60,11 +70,12 @@ export class IcalIdentityStore {
 
   /**
    * Hashed key → schedule id of each series of the calendar that is a schedule already, found in this order: by the
-   * schedule id this service's export wrote on it (`X-PLATFORM-SCHEDULE-ID`), when no other series of the file names
-   * that schedule and it has one item; by its key; by its key with the start as written (`writtenKeys`: how earlier
-   * imports keyed series that share a UID); by a UID the export derived from a schedule id. A series whose key another
-   * schedule holds, one this file does not name, updates that one (its key is unique). A schedule is updated by one
-   * series at most: a later claim to it creates a schedule.
+   * schedule id this service's export wrote on it (`X-PLATFORM-SCHEDULE-ID`), when the file names that schedule by as
+   * many series as it has items (its export: one VEVENT master per item); by its key; by its key with the start as
+   * written (`writtenKeys`: how earlier imports keyed series that share a UID); by a UID the export derived from a
+   * schedule id. A series whose key another schedule holds, one this file does not name, updates that one (its key is
+   * unique). Only the series that name a schedule share it (they become its items); any other schedule is updated by
+   * one series at most: a later claim to it creates a schedule.
    */
   async existingSeries(
     manager: EntityManager,
@@ -88,19 +99,24 @@ export class IcalIdentityStore {
       if (found !== undefined) existing.set(key, found);
     });
     await this.addDerivedMatches(manager, calendar, keys, existing);
-    // A series that names its schedule keeps it; of the others, the first in the file.
+    // The series that name their schedule keep it (all of them); of the others, the first in the file.
     const claimed = new Set<string>();
+    const claimedByName = new Set<string>();
     const byName = (key: string) => named.get(key) !== undefined && named.get(key) === existing.get(key);
     for (const key of [...keys.filter(byName), ...keys.filter((key) => !byName(key))]) {
       const id = existing.get(key);
       if (id === undefined) continue;
-      if (claimed.has(id)) existing.delete(key);
-      else claimed.add(id);
+      if (claimed.has(id) && !(byName(key) && claimedByName.has(id))) existing.delete(key);
+      claimed.add(id);
+      if (byName(key)) claimedByName.add(id);
     }
     return existing;
   }
 
-  /** Series whose VEVENT names a schedule (`X-PLATFORM-SCHEDULE-ID`) that exists, has one item, and no other series names. */
+  /**
+   * Series whose VEVENT names a schedule (`X-PLATFORM-SCHEDULE-ID`) that exists and has as many items as the file has
+   * series naming it: all of them, so replacing its items by them drops none.
+   */
   private async byScheduleId(
     manager: EntityManager,
     calendar: ImportedCalendar,
@@ -113,19 +129,22 @@ export class IcalIdentityStore {
       if (list === undefined) named.set(source.scheduleId, [index]);
       else list.push(index);
     });
-    const wanted = [...named].filter(([, indexes]) => indexes.length === 1).map(([id]) => id);
+    const wanted = [...named.keys()];
     const found = new Map<string, string>();
     const postgres = this.dataSource.options.type === 'postgres';
     for (let offset = 0; offset < wanted.length; offset += SCHEDULE_CHUNK) {
       const { match, param } = this.match(wanted.slice(offset, offset + SCHEDULE_CHUNK), 'uuid');
-      const rows = await manager.query<Array<{ id: string }>>(
-        `SELECT ${postgres ? 's.id::text' : 's.id'} AS id FROM schedules s WHERE s.id ${match}
-           AND (SELECT COUNT(*) FROM schedule_items i WHERE i.schedule_id = s.id) = 1`,
+      const rows = await manager.query<Array<{ id: string; items: number | string }>>(
+        `SELECT ${postgres ? 's.id::text' : 's.id'} AS id,
+           (SELECT COUNT(*) FROM schedule_items i WHERE i.schedule_id = s.id) AS items
+         FROM schedules s WHERE s.id ${match}`,
         param,
       );
       for (const row of rows) {
         const id = row.id.toLowerCase();
-        found.set(keys[named.get(id)![0]], id);
+        const indexes = named.get(id)!;
+        if (Number(row.items) !== indexes.length) continue;
+        for (const index of indexes) found.set(keys[index], id);
       }
     }
     return found;

@@ -30,6 +30,7 @@ import {
   IcalIdentityStore,
   type ImportedIdentity,
   type NewImportedRow,
+  seriesPerSchedule,
   uniqueKeys,
 } from './ical-identity-store.js';
 import { ImportAdmission } from './import-admission.js';
@@ -253,18 +254,27 @@ export class SchedulesImportService {
         const updatedRows: ImportedIdentity[] = [];
         const items: ScheduleItem[] = [];
         const list: IcalImportedSchedule[] = [];
-        let firstItems: ScheduleItem[] = [];
+        const firstItems: ScheduleItem[] = [];
+        // Series that name one schedule (its export) are its items, in file order; it is listed once.
+        const series = seriesPerSchedule(existing);
+        const given = new Map<string, number>();
         for (const [index, item] of calendar.ScheduleItems.entries()) {
           await slicer.pause();
           const known = existing.get(keys[index]);
           const id = known ?? randomUUID();
+          const position = given.get(id) ?? 0;
+          given.set(id, position + 1);
+          const entities = toItemEntities(id, [item], randomUUID).map((entity) =>
+            Object.assign(entity, { position }),
+          );
+          if (list.length === 0 || list[0].Id === id) firstItems.push(...entities);
+          items.push(...entities);
+          if (position > 0) continue;
           const source = calendar.sources[index];
-          const identity = { icalKey: keys[index], icalUid: source.uid, icalSequence: source.sequence };
+          const icalKey = (series.get(id) ?? 1) > 1 ? null : keys[index];
+          const identity = { icalKey, icalUid: source.uid, icalSequence: source.sequence };
           if (known === undefined) newRows.push({ id, version: 1, createdAt, ...identity });
           else updatedRows.push({ id, ...identity });
-          const entities = toItemEntities(id, [item], randomUUID);
-          if (index === 0) firstItems = entities;
-          items.push(...entities);
           list.push({
             Id: id,
             Uid: source.uid,

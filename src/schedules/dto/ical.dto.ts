@@ -65,7 +65,10 @@ export class IcalSkippedCount {
   Count!: number;
 }
 
-/** A schedule an import created or updated: one per series (UID) of the calendar. */
+/**
+ * A schedule an import created or updated: one per series (UID) of the calendar, except that the series of this
+ * service's export that name one schedule (`X-PLATFORM-SCHEDULE-ID`) are that schedule's items and listed once.
+ */
 export class IcalImportedSchedule {
   @ApiProperty({ example: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' })
   Id!: string;
@@ -95,7 +98,8 @@ export class IcalImportResponse extends ScheduleResponse {
   @ApiProperty({
     type: [IcalImportedSchedule],
     description:
-      'Every schedule the import created or updated, one per series (UID), in file order; `Result` is the first',
+      'Every schedule the import created or updated, once each, in file order: one per series (UID), or for this ' +
+      "service's export of a schedule of several items that schedule once; `Result` is the first",
   })
   Schedules!: IcalImportedSchedule[];
 
