@@ -42,7 +42,8 @@ export async function prepareDatabase(
   watchDatabase(dataSource, logger);
   await dataSource.initialize();
   try {
-    const runner = new MigrationRunner(dataSource, (message, fields) => logger.info(fields ?? {}, message));
+    // Each migration's start and end at debug; the start-up log says once how many were applied.
+    const runner = new MigrationRunner(dataSource, (message, fields) => logger.debug(fields ?? {}, message));
     if (config.migrationsRun) {
       const applied = await runner.runPending('startup');
       if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} migration(s)`);

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { packageVersion } from './cli/cli-version.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
 import { createApp, type CreatedApp } from './create-app.js';
 import { createRootLogger } from './logging/logger.js';
@@ -14,10 +15,28 @@ import { tracing } from './tracing/tracing.js';
 async function listen(): Promise<void> {
   const config = loadConfig();
   const logger = createRootLogger(config.logLevel);
+  const version = packageVersion();
+  const database = describeDatabase(config.database);
+  logger.info(
+    { version, node: process.version, database },
+    `platform-api ${version} on Node ${process.version}, database ${database}`,
+  );
   const { app } = await startWhenStorageAllows(config, logger);
   await app.listen({ port: config.port, host: config.host });
   drainOnSignals(app, config, logger, () => exportLastSpans(logger));
-  logger.info({ port: config.port, host: config.host, modules: config.modules }, 'platform-api is listening');
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const docs = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${config.port}/docs`;
+  logger.info(
+    { port: config.port, host: config.host, modules: config.modules, docs },
+    `platform-api is listening on ${config.host}:${config.port}; Swagger UI at ${docs}`,
+  );
+}
+
+/** The engine and where its data is, without credentials: a file path, or a PostgreSQL host and database. */
+function describeDatabase(database: AppConfig['database']): string {
+  if (database.type === 'sqlite') return `SQLite ${database.database}`;
+  const url = new URL(database.url);
+  return `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }
 
 /** How often a start deferred for its storage is tried again. */
