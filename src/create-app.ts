@@ -14,7 +14,7 @@ import { watchDatabase } from './database/database-health.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
 import { JobsService } from './jobs/jobs.service.js';
-import { MigrationRunner } from './migration-runs/migration-runner.js';
+import { MigrationRunner } from './database/migration-runner.js';
 import { setupSwagger } from './openapi/swagger.js';
 import { precompileRouteDtos } from './validation/precompile-route-dtos.js';
 import { traceQueries } from './tracing/database-tracing.js';
