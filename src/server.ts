@@ -3,9 +3,10 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { packageVersion } from './cli/cli-version.js';
+import { APP_VERSION } from './common/app-version.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
 import { createApp, type CreatedApp } from './create-app.js';
+import { describeDatabase } from './database/database-url.js';
 import { createRootLogger } from './logging/logger.js';
 import { drainOnSignals } from './shutdown.js';
 import { NotStartedListener } from './startup/not-started-listener.js';
@@ -15,7 +16,7 @@ import { tracing } from './tracing/tracing.js';
 async function listen(): Promise<void> {
   const config = loadConfig();
   const logger = createRootLogger(config.logLevel);
-  const version = packageVersion();
+  const version = APP_VERSION;
   const database = describeDatabase(config.database);
   logger.info(
     { version, node: process.version, database },
@@ -30,13 +31,6 @@ async function listen(): Promise<void> {
     { port: config.port, host: config.host, modules: config.modules, docs },
     `platform-api is listening on ${config.host}:${config.port}; Swagger UI at ${docs}`,
   );
-}
-
-/** The engine and where its data is, without credentials: a file path, or a PostgreSQL host and database. */
-function describeDatabase(database: AppConfig['database']): string {
-  if (database.type === 'sqlite') return `SQLite ${database.database}`;
-  const url = new URL(database.url);
-  return `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
 }
 
 /** How often a start deferred for its storage is tried again. */

@@ -87,7 +87,7 @@ describe('start-up', () => {
     expect(start.length).toBeLessThanOrEqual(20);
     const messages = start.map((line) => String(line.message));
     expect(messages[0]).toMatch(
-      /^platform-api \d+\.\d+\.\d+\S* on Node v\d+\.\d+\.\d+, database (SQLite|PostgreSQL) /,
+      /^platform-api \d+\.\d+\.\d+\S* on Node v\d+\.\d+\.\d+, database (sqlite:|postgres)/,
     );
     expect(messages.filter((message) => /migration/i.test(message))).toEqual([
       `Applied ${MIGRATIONS.length} migration(s)`,
