@@ -20,7 +20,13 @@
 // its own; if the app has global guards or interceptors, or request-scoped globals; if its controller is not a
 // static singleton; if it renders, redirects, streams events or takes the raw response (@Res() without
 // passthrough, @Next()); or if a parameter is anything else (e.g. @Body('field'), @Headers(), a parameter pipe).
-import type { ArgumentMetadata, INestApplication, PipeTransform, Type } from '@nestjs/common';
+import type {
+  ArgumentMetadata,
+  ExecutionContext,
+  INestApplication,
+  PipeTransform,
+  Type,
+} from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -38,7 +44,6 @@ import {
 } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { mergeRouteConfig } from '../route-config/route-config.js';
@@ -58,7 +63,7 @@ interface ParamMetadata {
   index: number;
   data?: unknown;
   pipes?: unknown[];
-  factory?: (data: unknown, context: ExecutionContextHost) => unknown;
+  factory?: (data: unknown, context: ExecutionContext) => unknown;
 }
 
 export class DirectRoutes {
@@ -286,10 +291,47 @@ function contextOf(
   reply: FastifyReply,
   controller: Type,
   handler: (...args: unknown[]) => unknown,
-): ExecutionContextHost {
-  const context = new ExecutionContextHost([request, reply, undefined], controller, handler);
-  context.setType('http');
-  return context;
+): ExecutionContext {
+  return new HttpExecutionContext([request, reply, undefined], controller, handler);
+}
+
+/** What a custom parameter decorator's factory is given: the HTTP request and reply, as Nest's own context gives. */
+class HttpExecutionContext implements ExecutionContext {
+  constructor(
+    private readonly args: [FastifyRequest, FastifyReply, undefined],
+    private readonly controller: Type,
+    private readonly handler: (...args: unknown[]) => unknown,
+  ) {}
+
+  getClass<T>(): Type<T> {
+    return this.controller as Type<T>;
+  }
+  getHandler(): (...args: unknown[]) => unknown {
+    return this.handler;
+  }
+  getArgs<T extends unknown[] = unknown[]>(): T {
+    return this.args as unknown as T;
+  }
+  getArgByIndex<T = unknown>(index: number): T {
+    return this.args[index] as T;
+  }
+  getType<T extends string = 'http'>(): T {
+    return 'http' as T;
+  }
+  switchToHttp(): ReturnType<ExecutionContext['switchToHttp']> {
+    const [request, reply, next] = this.args;
+    return {
+      getRequest: <T>() => request as T,
+      getResponse: <T>() => reply as T,
+      getNext: <T>() => next as T,
+    };
+  }
+  switchToRpc(): ReturnType<ExecutionContext['switchToRpc']> {
+    throw new Error('A direct route is HTTP only');
+  }
+  switchToWs(): ReturnType<ExecutionContext['switchToWs']> {
+    throw new Error('A direct route is HTTP only');
+  }
 }
 
 function hasItems(value: unknown): boolean {
