@@ -27,6 +27,9 @@ import type {
   PipeTransform,
   Type,
 } from '@nestjs/common';
+// Route-argument metadata (its keys and parameter kinds) has no public export in Nest 12: the last deep imports,
+// kept until it has one or direct routes read decorators of their own.
+// eslint-disable-next-line no-restricted-imports -- no public export (above)
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -42,6 +45,7 @@ import {
   ROUTE_ARGS_METADATA,
   SSE_METADATA,
 } from '@nestjs/common/constants.js';
+// eslint-disable-next-line no-restricted-imports -- as above
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
