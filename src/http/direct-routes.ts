@@ -27,29 +27,10 @@ import type {
   PipeTransform,
   Type,
 } from '@nestjs/common';
-// Route-argument metadata (its keys and parameter kinds) has no public export in Nest 12: the last deep imports,
-// kept until it has one or direct routes read decorators of their own.
-// eslint-disable-next-line no-restricted-imports -- no public export (above)
-import {
-  CUSTOM_ROUTE_ARGS_METADATA,
-  EXCEPTION_FILTERS_METADATA,
-  GUARDS_METADATA,
-  HEADERS_METADATA,
-  HTTP_CODE_METADATA,
-  INTERCEPTORS_METADATA,
-  PATH_METADATA,
-  PIPES_METADATA,
-  REDIRECT_METADATA,
-  RENDER_METADATA,
-  RESPONSE_PASSTHROUGH_METADATA,
-  ROUTE_ARGS_METADATA,
-  SSE_METADATA,
-} from '@nestjs/common/constants.js';
-// eslint-disable-next-line no-restricted-imports -- as above
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObservable, lastValueFrom } from 'rxjs';
+import { NestRouteMetadata, ParameterKind } from '../route-config/nest-route-metadata.js';
 import { mergeRouteConfig } from '../route-config/route-config.js';
 
 const DIRECT_ROUTE = 'platformDirectRoute';
@@ -104,7 +85,7 @@ export class DirectRoutes {
         for (const method of Object.getOwnPropertyNames(prototype)) {
           const fn = prototype[method];
           if (method === 'constructor' || typeof fn !== 'function') continue;
-          if (Reflect.getMetadata(PATH_METADATA, fn) === undefined) continue;
+          if (Reflect.getMetadata(NestRouteMetadata.path, fn) === undefined) continue;
           mergeRouteConfig(fn as (...args: never[]) => unknown, {
             [DIRECT_ROUTE]: { controller, method } satisfies MethodRef,
           });
@@ -131,23 +112,24 @@ export class DirectRoutes {
   ): Handler | undefined {
     const fn = (instance as Record<string, (...args: unknown[]) => unknown>)[method];
     const enhanced = [
-      GUARDS_METADATA,
-      INTERCEPTORS_METADATA,
-      EXCEPTION_FILTERS_METADATA,
-      PIPES_METADATA,
+      NestRouteMetadata.guards,
+      NestRouteMetadata.interceptors,
+      NestRouteMetadata.filters,
+      NestRouteMetadata.pipes,
     ].some((key) => hasItems(Reflect.getMetadata(key, controller)) || hasItems(Reflect.getMetadata(key, fn)));
-    const special = [RENDER_METADATA, REDIRECT_METADATA, SSE_METADATA].some(
+    const special = [NestRouteMetadata.render, NestRouteMetadata.redirect, NestRouteMetadata.sse].some(
       (key) => Reflect.getMetadata(key, fn) !== undefined,
     );
     if (enhanced || special) return undefined;
 
-    const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+    const params = (Reflect.getMetadata(NestRouteMetadata.routeArgs, controller, method) ?? {}) as Record<
       string,
       ParamMetadata
     >;
     const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ??
       []) as unknown[];
-    const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method) === true;
+    const passthrough =
+      Reflect.getMetadata(NestRouteMetadata.responsePassthrough, controller, method) === true;
     // `awaited`: the value is settled before the call, as Nest awaits what its pipes return. The request and reply
     // are passed as they are (a Fastify reply is itself a thenable that settles only once it is sent).
     const extractors: Array<{ index: number; get: ArgumentOf; awaited: boolean }> = [];
@@ -162,7 +144,8 @@ export class DirectRoutes {
     };
     for (const [key, param] of Object.entries(params)) {
       if (hasItems(param.pipes)) return undefined;
-      if (key.includes(CUSTOM_ROUTE_ARGS_METADATA)) {
+      // A custom parameter decorator's entry is named by its own id, not a kind number, and carries its factory.
+      if (!/^\d+:/.test(key)) {
         const factory = param.factory;
         if (factory === undefined) return undefined;
         piped(param, 'custom', (request, reply) =>
@@ -170,40 +153,29 @@ export class DirectRoutes {
         );
         continue;
       }
-      switch (Number(key.split(':')[0]) as RouteParamtypes) {
-        case RouteParamtypes.BODY:
+      switch (Number(key.split(':')[0])) {
+        case ParameterKind.body:
           if (param.data !== undefined) return undefined;
           piped(param, 'body', (request) => request.body);
           break;
-        case RouteParamtypes.QUERY:
+        case ParameterKind.query:
           if (param.data !== undefined) return undefined;
           piped(param, 'query', (request) => request.query);
           break;
-        case RouteParamtypes.PARAM: {
+        case ParameterKind.param: {
           if (typeof param.data !== 'string') return undefined;
           const name = param.data;
           piped(param, 'param', (request) => (request.params as Record<string, string>)[name]);
           break;
         }
-        case RouteParamtypes.REQUEST:
+        case ParameterKind.request:
           extractors.push({ index: param.index, get: (request) => request, awaited: false });
           break;
-        case RouteParamtypes.RESPONSE:
+        case ParameterKind.response:
           if (!passthrough) return undefined;
           extractors.push({ index: param.index, get: (_request, reply) => reply, awaited: false });
           break;
         // Headers, cookies, files, IP, host, session, @Next() and the rest: Nest's pipeline.
-        case RouteParamtypes.HEADERS:
-        case RouteParamtypes.RAW_BODY:
-        case RouteParamtypes.NEXT:
-        case RouteParamtypes.SESSION:
-        case RouteParamtypes.FILE:
-        case RouteParamtypes.FILES:
-        case RouteParamtypes.IP:
-        case RouteParamtypes.HOST:
-        case RouteParamtypes.COOKIES:
-        case RouteParamtypes.SIGNED_COOKIES:
-        case RouteParamtypes.ACK:
         default:
           return undefined;
       }
@@ -211,9 +183,9 @@ export class DirectRoutes {
 
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const status =
-      (Reflect.getMetadata(HTTP_CODE_METADATA, fn) as number | undefined) ??
+      (Reflect.getMetadata(NestRouteMetadata.httpCode, fn) as number | undefined) ??
       (methods.includes('POST') ? 201 : 200);
-    const headers = (Reflect.getMetadata(HEADERS_METADATA, fn) ?? []) as Array<{
+    const headers = (Reflect.getMetadata(NestRouteMetadata.headers, fn) ?? []) as Array<{
       name: string;
       value: string | (() => string);
     }>;
