@@ -65,5 +65,7 @@ for (const circle of circles) {
     console.error(`  ${relative(file)} -> ${inCircle.map(relative).join(', ')}`);
   }
 }
-console.error('Move what both sides need to a module below both (see docs/decisions.md, "No import circles").');
+console.error(
+  'Move what both sides need to a module below both (see docs/decisions.md, "No import circles").',
+);
 process.exit(1);
