@@ -45,6 +45,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Nest and TypeORM hand decorated classes around; empty marker classes and interfaces are idiomatic there.
       '@typescript-eslint/no-extraneous-class': 'off',
+      // A framework through its package's public entry point only: a file inside it can move or change in any
+      // release, and every upgrade would become this code's problem.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*/*'],
+              message:
+                "Import from the package's public entry point (e.g. '@nestjs/core'), not a file inside it.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -55,7 +69,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@nestjs/*', 'typeorm', 'typeorm/*'],
+              group: ['@nestjs/*', '@nestjs/*/*', 'typeorm', 'typeorm/*'],
               message: 'Pure domain logic stays free of Nest and TypeORM.',
             },
           ],

@@ -65,11 +65,11 @@ const bundleLocalRequires = {
   },
 };
 
-// Migrations' checksums as tsc's output gives them (src/migration-runs/migration-runner.ts): the bundle's rewritten
+// Migrations' checksums as tsc's output gives them (src/database/migration-runner.ts): the bundle's rewritten
 // code would give others, and every database migrated by tsc's output would look drifted.
 const { MIGRATIONS } = await import(pathToFileURL('dist/migrations/index.js').href);
 const { migrationChecksum, migrationName } = await import(
-  pathToFileURL('dist/src/migration-runs/migration-runner.js').href
+  pathToFileURL('dist/src/database/migration-runner.js').href
 );
 const checksums = Object.fromEntries(
   MIGRATIONS.map((Migration) => new Migration()).map((m) => [migrationName(m), migrationChecksum(m)]),

@@ -15,7 +15,7 @@ import { watchSqliteFiles } from './database/sqlite-file-watch.js';
 import { configureHttp, fastifyOptions } from './http/configure-http.js';
 import { createRootLogger, NestPinoLogger } from './logging/logger.js';
 import { JobsService } from './jobs/jobs.service.js';
-import { MigrationRunner } from './migration-runs/migration-runner.js';
+import { MigrationRunner } from './database/migration-runner.js';
 import { setupSwagger } from './openapi/swagger.js';
 import { precompileRouteDtos } from './validation/precompile-route-dtos.js';
 import { traceQueries } from './tracing/database-tracing.js';
@@ -43,7 +43,8 @@ export async function prepareDatabase(
   const health = watchDatabase(dataSource, logger);
   await dataSource.initialize();
   try {
-    const runner = new MigrationRunner(dataSource, (message, fields) => logger.info(fields ?? {}, message));
+    // Each migration's start and end at debug; the start-up log says once how many were applied.
+    const runner = new MigrationRunner(dataSource, (message, fields) => logger.debug(fields ?? {}, message));
     if (config.migrationsRun) {
       const applied = await runner.runPending('startup');
       if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} migration(s)`);

@@ -3,8 +3,10 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { APP_VERSION } from './common/app-version.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
 import { createApp, type CreatedApp } from './create-app.js';
+import { describeDatabase } from './database/database-url.js';
 import { createRootLogger } from './logging/logger.js';
 import { drainOnSignals } from './shutdown.js';
 import { NotStartedListener } from './startup/not-started-listener.js';
@@ -14,10 +16,21 @@ import { tracing } from './tracing/tracing.js';
 async function listen(): Promise<void> {
   const config = loadConfig();
   const logger = createRootLogger(config.logLevel);
+  const version = APP_VERSION;
+  const database = describeDatabase(config.database);
+  logger.info(
+    { version, node: process.version, database },
+    `platform-api ${version} on Node ${process.version}, database ${database}`,
+  );
   const { app } = await startWhenStorageAllows(config, logger);
   await app.listen({ port: config.port, host: config.host });
   drainOnSignals(app, config, logger, () => exportLastSpans(logger));
-  logger.info({ port: config.port, host: config.host, modules: config.modules }, 'platform-api is listening');
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const docs = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${config.port}/docs`;
+  logger.info(
+    { port: config.port, host: config.host, modules: config.modules, docs },
+    `platform-api is listening on ${config.host}:${config.port}; Swagger UI at ${docs}`,
+  );
 }
 
 /** How often a start deferred for its storage is tried again. */

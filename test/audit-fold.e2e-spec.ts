@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { AuditFold } from '../src/audit/audit-fold.js';
-import { MigrationRunner } from '../src/migration-runs/migration-runner.js';
+import { MigrationRunner } from '../src/database/migration-runner.js';
 import { scheduleBody } from './factories/schedule.factory.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, isPostgresRun, type TestDatabase } from './support/test-database.js';

@@ -1,6 +1,7 @@
 // The maintenance CLI's answers to a newcomer's first mistakes, run as an operator would (the built dist/ CLI as
 // its own process): a command before the schema exists, a database one migration behind, an unknown command,
-// --version. The wording comes from one place (src/cli/cli-errors.ts), so commands added later get it too.
+// --version and help with the database out of reach. The wording comes from one place (src/cli/cli-errors.ts), so
+// commands added later get it too.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
@@ -93,4 +94,21 @@ describe('maintenance CLI basics', () => {
     expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
     expect(fs.existsSync(dataDir)).toBe(false);
   });
+
+  it('prints help, per-command help and its version under its own name with the database out of reach', async () => {
+    const dataDir = path.join(database.dataDir, 'never-created');
+    const unreachable = { DATA_DIR: dataDir, DATABASE_URL: 'postgres://127.0.0.1:1/unreachable' };
+    const top = await runCli(['--help'], unreachable);
+    expect({ code: top.code, stderr: top.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(top.stdout).toMatch(/^Usage: platform-api \[options\] \[command\]\n/);
+    expect(top.stdout).toMatch(/^ {2}migration:status /m);
+    const command = await runCli(['api-key:create', '--help'], unreachable);
+    expect({ code: command.code, stderr: command.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(command.stdout).toMatch(/^Usage: platform-api api-key:create \[options\]\n/);
+    expect(command.stdout).toContain('--scopes');
+    const version = await runCli(['--version'], unreachable);
+    expect({ code: version.code, stderr: version.stderr }).toEqual({ code: 0, stderr: '' });
+    // Nothing was opened or written on the way.
+    expect(fs.existsSync(dataDir)).toBe(false);
+  }, 180_000);
 });

@@ -9,7 +9,7 @@ import type { DataSource } from 'typeorm';
 import { copyDatabase } from '../src/database/copy/db-copy.js';
 import { openDatabase } from '../src/database/data-source.js';
 import { parseDatabaseUrl } from '../src/database/database-url.js';
-import { MigrationRunner } from '../src/migration-runs/migration-runner.js';
+import { MigrationRunner } from '../src/database/migration-runner.js';
 import { SCHEDULE_STATS, ScheduleReader } from '../src/schedules/schedule-reader.js';
 import { ScimUsersRepository } from '../src/scim/scim-users.repository.js';
 import { scheduleBody } from './factories/schedule.factory.js';

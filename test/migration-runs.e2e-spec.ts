@@ -5,8 +5,8 @@ import { DataSource, Table, type MigrationInterface, type QueryRunner } from 'ty
 import { MIGRATIONS } from '../migrations/index.js';
 import { dataSourceOptions } from '../src/database/data-source.js';
 import { resolvePortableColumns } from '../src/database/portable-columns.js';
-import { MigrationRun, MigrationRunStatus } from '../src/migration-runs/entities/migration-run.entity.js';
-import { MigrationFailedError, MigrationRunner } from '../src/migration-runs/migration-runner.js';
+import { MigrationRun, MigrationRunStatus } from '../src/database/migration-run.entity.js';
+import { MigrationFailedError, MigrationRunner } from '../src/database/migration-runner.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 

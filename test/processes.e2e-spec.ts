@@ -21,6 +21,21 @@ afterEach(async () => {
   await database.drop();
 });
 
+/** The JSON log lines of a start, up to the one saying it listens (written right after the port opens). */
+async function linesUntilListening(server: RunningServer): Promise<Array<Record<string, unknown>>> {
+  for (let attempt = 0; ; attempt++) {
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const listening = lines.findIndex((line) => String(line.message).startsWith('platform-api is listening'));
+    if (listening >= 0) return lines.slice(0, listening + 1);
+    if (attempt >= 200) throw new Error(`no "is listening" line:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function countRuns(): Promise<Map<string, number>> {
   const url = database.url;
   const dataSource = new DataSource(
@@ -59,12 +74,29 @@ describe('start-up', () => {
   });
 
   it('creates one admin key on the first start of an empty database, hands it over in a 0600 file, never again', async () => {
-    const first = await startServer(env());
+    const first = await startServer({ ...env(), LOG_LEVEL: 'info' });
     servers.push(first);
     // stdout is a pipe here, not a terminal: the key goes to a file only readable by the service's user.
     expect(first.output()).not.toContain('pk_');
     const keyFile = path.join(database.dataDir, 'initial-admin-key');
     expect(first.output()).toContain(keyFile);
+
+    // The first start at info fits a screen: what it runs, on what, the migrations in one line, where the key is,
+    // where it listens and where Swagger UI is. Nest's module list and route map are debug lines.
+    const start = await linesUntilListening(first);
+    expect(start.length).toBeLessThanOrEqual(20);
+    const messages = start.map((line) => String(line.message));
+    expect(messages[0]).toMatch(
+      /^platform-api \d+\.\d+\.\d+\S* on Node v\d+\.\d+\.\d+, database (sqlite:|postgres)/,
+    );
+    expect(messages.filter((message) => /migration/i.test(message))).toEqual([
+      `Applied ${MIGRATIONS.length} migration(s)`,
+    ]);
+    expect(start.filter((line) => line.file === keyFile)).toHaveLength(1);
+    expect(start.at(-1)).toMatchObject({ docs: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/docs$/) });
+    expect(start.map((line) => line.context)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(RoutesResolver|RouterExplorer|InstanceLoader)$/)]),
+    );
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = /^(pk_[\w-]{43})$/m.exec(fs.readFileSync(keyFile, 'utf8'))?.[1];
     expect(key).toBeDefined();

@@ -4,8 +4,7 @@
 // act as named non-request actors.
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedRequest } from '../auth/api-key.auth.js';
-import type { Principal } from '../auth/api-keys.service.js';
+import type { AuthenticatedRequest, Principal } from '../auth/principal.js';
 import type { WithRequestContext } from '../logging/request-context.js';
 
 export type ActorType = 'api-key' | 'env-key' | 'token' | 'cli' | 'system' | 'anonymous' | 'webhook';

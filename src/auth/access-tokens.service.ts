@@ -8,7 +8,7 @@ import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { APP_CONFIG, looksLikeJwt, type AppConfig, type OidcConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/tokens.js';
-import type { Principal } from './api-keys.service.js';
+import type { Principal } from './principal.js';
 import { IssuerKeys } from './issuer-keys.js';
 import { identityOfClaims, scopesOfClaims, tenantsOfClaims, tokenKeyId } from './token-claims.js';
 

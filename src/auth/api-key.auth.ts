@@ -10,15 +10,12 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import { RateLimiter, sendTooManyRequests, type RateDecision } from '../rate-limit/rate-limiter.js';
 import { AccessTokensService, type TokenVerdict } from './access-tokens.service.js';
-import { ApiKeysService, type Principal } from './api-keys.service.js';
+import { ApiKeysService } from './api-keys.service.js';
 import { IssuerUnavailableError } from './issuer-keys.js';
+import type { AuthenticatedRequest, Principal } from './principal.js';
 import type { AccessRule, Scope } from './scopes.js';
 import { tenantsOfRequest, tenantsRefused } from './tenant.js';
 import { DEFAULT_TENANT } from '../common/dto/context.dto.js';
-
-export interface AuthenticatedRequest extends FastifyRequest {
-  principal?: Principal;
-}
 
 export type AuthHook = (
   request: AuthenticatedRequest,

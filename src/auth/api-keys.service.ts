@@ -14,20 +14,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import { ROOT_LOGGER } from '../core/tokens.js';
 import { PgListener } from '../database/pg-listener.js';
 import { ApiKey } from './entities/api-key.entity.js';
+import type { Principal } from './principal.js';
 import type { Scope } from './scopes.js';
-
-/** The caller, whichever way it came in: a stored API key, an API_KEYS key, or an access token. */
-export interface Principal {
-  /** The key's id, `env:<first 16 hex of its SHA-256>` for API_KEYS, `token:<issuer>#<sub or client id>` for a token: the rate-limit bucket. */
-  keyId: string;
-  name: string;
-  scopes: readonly Scope[];
-  /** The tenants a tenant-bound key may act for; undefined = every tenant. */
-  domains?: readonly string[];
-  kind?: 'api-key' | 'env-key' | 'token';
-  /** Who a token speaks for (kind 'token'). */
-  token?: { issuer: string; subject?: string; clientId?: string; azp?: string };
-}
 
 export interface CreatedApiKey {
   key: string;

@@ -3,6 +3,7 @@ import { AppModule } from '../app.module.js';
 import { AREAS } from '../config/config.js';
 import type { CoreOptions } from '../core/core.module.js';
 import { AuditListCommand } from './audit.commands.js';
+import { CliProgramName } from './cli-program-name.js';
 import { ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand } from './api-key.commands.js';
 import { DbBackupCommand, DbCopyCommand, DbRestoreCommand, DbVerifyCommand } from './db.commands.js';
 import { EncryptionRotateKeyCommand } from './encryption.commands.js';
@@ -19,6 +20,7 @@ export class CliModule {
       // for key rotation); commands reuse the areas' services.
       imports: [AppModule.forRoot({ ...options, config: { ...options.config, modules: AREAS } })],
       providers: [
+        CliProgramName,
         MigrationRunCommand,
         MigrationRevertCommand,
         MigrationStatusCommand,

@@ -1,6 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { DataSource } from 'typeorm';
-import { MigrationRunner } from '../migration-runs/migration-runner.js';
+import { MigrationRunner } from '../database/migration-runner.js';
 
 @Command({
   name: 'migration:run',

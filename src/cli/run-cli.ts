@@ -10,9 +10,10 @@ import { createDataSource } from '../database/data-source.js';
 import { createRootLogger, NestPinoLogger } from '../logging/logger.js';
 import { CliModule } from './cli.module.js';
 import { explainCliError } from './cli-errors.js';
+import { asksOnlyForHelp, CLI_NAME } from './cli-program-name.js';
 import { packageVersion } from './cli-version.js';
 
-const CLI_NAME = 'platform-api';
+const HELP_DATABASE = { type: 'sqlite', database: ':memory:' } as const;
 
 /** Runs one command; the exit code says how it went (0 done, 1 failed, 2 migration:status found drift). */
 export async function runCli(): Promise<void> {
@@ -26,7 +27,18 @@ export async function runCli(): Promise<void> {
 
 async function run(): Promise<void> {
   // --version alone is answered by cli.ts before this module loads; here it is listed in --help.
-  const config = loadConfig();
+  const loaded = loadConfig();
+  // Help and the version need no database: an unreachable DATABASE_URL must not hide them. The modules still load
+  // (their commands make the help) on an empty in-memory SQLite database, with nothing written to DATA_DIR (an
+  // encryption key that never encrypts anything) and no Redis reached.
+  const config = asksOnlyForHelp(process.argv.slice(2))
+    ? {
+        ...loaded,
+        database: HELP_DATABASE,
+        rateLimitStore: { kind: 'memory' as const },
+        encryptionKey: Buffer.alloc(32),
+      }
+    : loaded;
   // Command output goes to stdout; logs go to stderr and are quiet unless LOG_LEVEL asks for more.
   const logger = createRootLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', pino.destination(2));
   const dataSource = createDataSource(config);

@@ -1,15 +1,14 @@
 // Environment → one typed, frozen configuration object, validated once at start.
 // A bad value stops the start with one line naming the variable (ConfigError.message).
 import path from 'node:path';
-import { DatabaseUrlError, parseDatabaseUrl } from '../database/database-url.js';
+import { DatabaseUrlError, parseDatabaseUrl, type DatabaseConfig } from '../database/database-url.js';
+
+export type { DatabaseConfig };
 import { EgressPolicy } from '../egress/egress-policy.js';
 
 /** The areas this build serves; MODULES may name any of them (a new area adds its name here). */
 export const AREAS = ['schedules', 'migrations', 'mail', 'webhook', 'users', 'replication'] as const;
 export type Area = (typeof AREAS)[number];
-
-export type DatabaseConfig =
-  { type: 'sqlite'; database: string /* file path or ':memory:' */ } | { type: 'postgres'; url: string };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

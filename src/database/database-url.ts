@@ -1,7 +1,10 @@
 // DATABASE_URL's forms, read in one place for the service, the CLI and db:copy/--from/--to:
 // `sqlite:<file>`, `sqlite::memory:`, `postgres://…` (or `postgresql://…`).
 import path from 'node:path';
-import type { DatabaseConfig } from '../config/config.js';
+
+/** Which database the service, the CLI or a copy opens (DATABASE_URL, --from, --to). */
+export type DatabaseConfig =
+  { type: 'sqlite'; database: string /* file path or ':memory:' */ } | { type: 'postgres'; url: string };
 
 /** What is wrong with a database URL, phrased to follow the variable or option that carried it. */
 export class DatabaseUrlError extends Error {

@@ -20,27 +20,17 @@
 // its own; if the app has global guards or interceptors, or request-scoped globals; if its controller is not a
 // static singleton; if it renders, redirects, streams events or takes the raw response (@Res() without
 // passthrough, @Next()); or if a parameter is anything else (e.g. @Body('field'), @Headers(), a parameter pipe).
-import type { ArgumentMetadata, INestApplication, PipeTransform, Type } from '@nestjs/common';
-import {
-  CUSTOM_ROUTE_ARGS_METADATA,
-  EXCEPTION_FILTERS_METADATA,
-  GUARDS_METADATA,
-  HEADERS_METADATA,
-  HTTP_CODE_METADATA,
-  INTERCEPTORS_METADATA,
-  PATH_METADATA,
-  PIPES_METADATA,
-  REDIRECT_METADATA,
-  RENDER_METADATA,
-  RESPONSE_PASSTHROUGH_METADATA,
-  ROUTE_ARGS_METADATA,
-  SSE_METADATA,
-} from '@nestjs/common/constants.js';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import type {
+  ArgumentMetadata,
+  ExecutionContext,
+  INestApplication,
+  PipeTransform,
+  Type,
+} from '@nestjs/common';
 import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObservable, lastValueFrom } from 'rxjs';
+import { NestRouteMetadata, ParameterKind } from '../route-config/nest-route-metadata.js';
 import { mergeRouteConfig } from '../route-config/route-config.js';
 
 const DIRECT_ROUTE = 'platformDirectRoute';
@@ -58,7 +48,7 @@ interface ParamMetadata {
   index: number;
   data?: unknown;
   pipes?: unknown[];
-  factory?: (data: unknown, context: ExecutionContextHost) => unknown;
+  factory?: (data: unknown, context: ExecutionContext) => unknown;
 }
 
 export class DirectRoutes {
@@ -95,7 +85,7 @@ export class DirectRoutes {
         for (const method of Object.getOwnPropertyNames(prototype)) {
           const fn = prototype[method];
           if (method === 'constructor' || typeof fn !== 'function') continue;
-          if (Reflect.getMetadata(PATH_METADATA, fn) === undefined) continue;
+          if (Reflect.getMetadata(NestRouteMetadata.path, fn) === undefined) continue;
           mergeRouteConfig(fn as (...args: never[]) => unknown, {
             [DIRECT_ROUTE]: { controller, method } satisfies MethodRef,
           });
@@ -122,23 +112,24 @@ export class DirectRoutes {
   ): Handler | undefined {
     const fn = (instance as Record<string, (...args: unknown[]) => unknown>)[method];
     const enhanced = [
-      GUARDS_METADATA,
-      INTERCEPTORS_METADATA,
-      EXCEPTION_FILTERS_METADATA,
-      PIPES_METADATA,
+      NestRouteMetadata.guards,
+      NestRouteMetadata.interceptors,
+      NestRouteMetadata.filters,
+      NestRouteMetadata.pipes,
     ].some((key) => hasItems(Reflect.getMetadata(key, controller)) || hasItems(Reflect.getMetadata(key, fn)));
-    const special = [RENDER_METADATA, REDIRECT_METADATA, SSE_METADATA].some(
+    const special = [NestRouteMetadata.render, NestRouteMetadata.redirect, NestRouteMetadata.sse].some(
       (key) => Reflect.getMetadata(key, fn) !== undefined,
     );
     if (enhanced || special) return undefined;
 
-    const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+    const params = (Reflect.getMetadata(NestRouteMetadata.routeArgs, controller, method) ?? {}) as Record<
       string,
       ParamMetadata
     >;
     const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ??
       []) as unknown[];
-    const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method) === true;
+    const passthrough =
+      Reflect.getMetadata(NestRouteMetadata.responsePassthrough, controller, method) === true;
     // `awaited`: the value is settled before the call, as Nest awaits what its pipes return. The request and reply
     // are passed as they are (a Fastify reply is itself a thenable that settles only once it is sent).
     const extractors: Array<{ index: number; get: ArgumentOf; awaited: boolean }> = [];
@@ -153,7 +144,8 @@ export class DirectRoutes {
     };
     for (const [key, param] of Object.entries(params)) {
       if (hasItems(param.pipes)) return undefined;
-      if (key.includes(CUSTOM_ROUTE_ARGS_METADATA)) {
+      // A custom parameter decorator's entry is named by its own id, not a kind number, and carries its factory.
+      if (!/^\d+:/.test(key)) {
         const factory = param.factory;
         if (factory === undefined) return undefined;
         piped(param, 'custom', (request, reply) =>
@@ -161,40 +153,29 @@ export class DirectRoutes {
         );
         continue;
       }
-      switch (Number(key.split(':')[0]) as RouteParamtypes) {
-        case RouteParamtypes.BODY:
+      switch (Number(key.split(':')[0])) {
+        case ParameterKind.body:
           if (param.data !== undefined) return undefined;
           piped(param, 'body', (request) => request.body);
           break;
-        case RouteParamtypes.QUERY:
+        case ParameterKind.query:
           if (param.data !== undefined) return undefined;
           piped(param, 'query', (request) => request.query);
           break;
-        case RouteParamtypes.PARAM: {
+        case ParameterKind.param: {
           if (typeof param.data !== 'string') return undefined;
           const name = param.data;
           piped(param, 'param', (request) => (request.params as Record<string, string>)[name]);
           break;
         }
-        case RouteParamtypes.REQUEST:
+        case ParameterKind.request:
           extractors.push({ index: param.index, get: (request) => request, awaited: false });
           break;
-        case RouteParamtypes.RESPONSE:
+        case ParameterKind.response:
           if (!passthrough) return undefined;
           extractors.push({ index: param.index, get: (_request, reply) => reply, awaited: false });
           break;
         // Headers, cookies, files, IP, host, session, @Next() and the rest: Nest's pipeline.
-        case RouteParamtypes.HEADERS:
-        case RouteParamtypes.RAW_BODY:
-        case RouteParamtypes.NEXT:
-        case RouteParamtypes.SESSION:
-        case RouteParamtypes.FILE:
-        case RouteParamtypes.FILES:
-        case RouteParamtypes.IP:
-        case RouteParamtypes.HOST:
-        case RouteParamtypes.COOKIES:
-        case RouteParamtypes.SIGNED_COOKIES:
-        case RouteParamtypes.ACK:
         default:
           return undefined;
       }
@@ -202,9 +183,9 @@ export class DirectRoutes {
 
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const status =
-      (Reflect.getMetadata(HTTP_CODE_METADATA, fn) as number | undefined) ??
+      (Reflect.getMetadata(NestRouteMetadata.httpCode, fn) as number | undefined) ??
       (methods.includes('POST') ? 201 : 200);
-    const headers = (Reflect.getMetadata(HEADERS_METADATA, fn) ?? []) as Array<{
+    const headers = (Reflect.getMetadata(NestRouteMetadata.headers, fn) ?? []) as Array<{
       name: string;
       value: string | (() => string);
     }>;
@@ -286,10 +267,47 @@ function contextOf(
   reply: FastifyReply,
   controller: Type,
   handler: (...args: unknown[]) => unknown,
-): ExecutionContextHost {
-  const context = new ExecutionContextHost([request, reply, undefined], controller, handler);
-  context.setType('http');
-  return context;
+): ExecutionContext {
+  return new HttpExecutionContext([request, reply, undefined], controller, handler);
+}
+
+/** What a custom parameter decorator's factory is given: the HTTP request and reply, as Nest's own context gives. */
+class HttpExecutionContext implements ExecutionContext {
+  constructor(
+    private readonly args: [FastifyRequest, FastifyReply, undefined],
+    private readonly controller: Type,
+    private readonly handler: (...args: unknown[]) => unknown,
+  ) {}
+
+  getClass<T>(): Type<T> {
+    return this.controller as Type<T>;
+  }
+  getHandler(): (...args: unknown[]) => unknown {
+    return this.handler;
+  }
+  getArgs<T extends unknown[] = unknown[]>(): T {
+    return this.args as unknown as T;
+  }
+  getArgByIndex<T = unknown>(index: number): T {
+    return this.args[index] as T;
+  }
+  getType<T extends string = 'http'>(): T {
+    return 'http' as T;
+  }
+  switchToHttp(): ReturnType<ExecutionContext['switchToHttp']> {
+    const [request, reply, next] = this.args;
+    return {
+      getRequest: <T>() => request as T,
+      getResponse: <T>() => reply as T,
+      getNext: <T>() => next as T,
+    };
+  }
+  switchToRpc(): ReturnType<ExecutionContext['switchToRpc']> {
+    throw new Error('A direct route is HTTP only');
+  }
+  switchToWs(): ReturnType<ExecutionContext['switchToWs']> {
+    throw new Error('A direct route is HTTP only');
+  }
 }
 
 function hasItems(value: unknown): boolean {

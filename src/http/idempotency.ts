@@ -12,7 +12,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { EntityManager } from 'typeorm';
 import { isUniqueViolation } from '../database/constraint-errors.js';
-import type { AuthenticatedRequest } from '../auth/api-key.auth.js';
+import type { AuthenticatedRequest } from '../auth/principal.js';
 import type { TransactionalRecord } from '../database/transaction.js';
 import { PlatformError, PlatformErrorCode } from '../errors/api-error.js';
 import type { WithRequestContext } from '../logging/request-context.js';

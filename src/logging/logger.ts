@@ -31,12 +31,29 @@ export function createRootLogger(level: LogLevel, destination?: pino.Destination
   );
 }
 
+/**
+ * Nest's start-up narration: the module list (InstanceLoader), the route map (RoutesResolver, RouterExplorer) and
+ * "Starting…/started" — over a hundred lines on every start that would push what a person needs (where it listens,
+ * where the first key is) off the screen. Logged at debug; the service says once that it listens.
+ */
+const NEST_START_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
+
 /** Adapter so Nest's internal logs ("Mapped {...} route") are JSON lines of the same logger. */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(
+      context !== undefined && NEST_START_CONTEXTS.has(context) ? 'debug' : 'info',
+      message,
+      context,
+    );
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));

@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { registerEntities } from '../database/entity-registry.js';
 import { DataSource } from 'typeorm';
-import { MigrationRun } from './entities/migration-run.entity.js';
-import { MigrationRunner } from './migration-runner.js';
+import { MigrationRun } from '../database/migration-run.entity.js';
+import { MigrationRunner } from '../database/migration-runner.js';
 import { MigrationRunsController } from './migration-runs.controller.js';
 import { MigrationRunsService } from './migration-runs.service.js';
 

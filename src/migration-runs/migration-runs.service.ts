@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { MigrationRunDto } from './dto/migration-runs.dto.js';
-import { MigrationRun, MigrationRunStatus } from './entities/migration-run.entity.js';
-import { MigrationRunner } from './migration-runner.js';
+import { MigrationRun, MigrationRunStatus } from '../database/migration-run.entity.js';
+import { MigrationRunner } from '../database/migration-runner.js';
 import { MigrationRunsError } from './migration-runs.errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,10 @@
 // FastifyAdapter passes a handler's FASTIFY_ROUTE_CONFIG_METADATA into the route's `config`, and nothing else.
 // Nest's own @RouteConfig replaces that metadata, so the platform's decorators merge into it instead: a route can
 // carry both an access rule and route limits.
-import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
+import { RouteConfig } from '@nestjs/platform-fastify';
+
+/** The metadata key Nest's @RouteConfig writes and the FastifyAdapter reads, taken from the public decorator. */
+const FASTIFY_ROUTE_CONFIG_METADATA = RouteConfig({}).KEY;
 
 type Handler = (...args: never[]) => unknown;
 

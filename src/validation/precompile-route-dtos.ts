@@ -1,9 +1,8 @@
 // Compiles every route's body and query DTO at start-up, so an unsupported decorator stops the start (instead of
 // failing the first request) and no request pays the one-time compile.
 import type { INestApplication } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
+import { NestRouteMetadata, ParameterKind } from '../route-config/nest-route-metadata.js';
 import { compileDtoCached, type DtoClass } from './compile-dto.js';
 import { NOT_DTOS } from './validation.pipe.js';
 
@@ -21,14 +20,14 @@ export function* routeDtos(app: INestApplication): Generator<RouteDto> {
       const prototype = (wrapper.metatype as { prototype?: object } | undefined)?.prototype;
       if (!prototype) continue;
       for (const method of Object.getOwnPropertyNames(prototype)) {
-        const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, prototype.constructor, method) as
+        const args = Reflect.getMetadata(NestRouteMetadata.routeArgs, prototype.constructor, method) as
           Record<string, { index: number }> | undefined;
         if (!args) continue;
         const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[];
         for (const [key, { index }] of Object.entries(args)) {
-          const kind = Number(key.split(':')[0]) as RouteParamtypes;
+          const kind = Number(key.split(':')[0]);
           const source =
-            kind === RouteParamtypes.BODY ? 'body' : kind === RouteParamtypes.QUERY ? 'query' : undefined;
+            kind === ParameterKind.body ? 'body' : kind === ParameterKind.query ? 'query' : undefined;
           const type = types[index];
           if (source === undefined || typeof type !== 'function' || NOT_DTOS.has(type)) continue;
           yield { type: type as DtoClass, source, handler: (prototype as Record<string, object>)[method] };

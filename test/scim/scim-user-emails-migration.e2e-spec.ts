@@ -12,7 +12,7 @@ import '../../src/app.module.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { dataSourceOptions } from '../../src/database/data-source.js';
 import { resolvePortableColumns } from '../../src/database/portable-columns.js';
-import { MigrationRunner } from '../../src/migration-runs/migration-runner.js';
+import { MigrationRunner } from '../../src/database/migration-runner.js';
 import { userEmailRows } from '../../src/scim/user-email-rows.js';
 import { createTestDatabase, isPostgresRun, type TestDatabase } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

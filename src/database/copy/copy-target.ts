@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type pg from 'pg';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import type { DatabaseConfig } from '../../config/config.js';
-import { MigrationRunner } from '../../migration-runs/migration-runner.js';
+import { MigrationRunner } from '../migration-runner.js';
 import { openDatabase } from '../data-source.js';
 import { describeDatabase } from '../database-url.js';
 import { openRaw, postgresRaw, type RawDatabase } from './raw-database.js';

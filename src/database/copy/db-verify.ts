@@ -1,7 +1,7 @@
 // db:verify: integrity, schema drift against the migrations, and (with a second database) per-table row counts
 // and order-independent content hashes over normalised values, naming the first table and row that differ.
 import type { DatabaseConfig } from '../../config/config.js';
-import { MigrationRunner } from '../../migration-runs/migration-runner.js';
+import { MigrationRunner } from '../migration-runner.js';
 import { openDatabase } from '../data-source.js';
 import { describeDatabase } from '../database-url.js';
 import { rowDigest, TableHash } from './column-values.js';

@@ -4,7 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import { NOT_DATA_TABLES } from '../../../migrations/tables.js';
-import { MigrationRunner } from '../../migration-runs/migration-runner.js';
+import { MigrationRunner } from '../migration-runner.js';
 import { openDatabase } from '../data-source.js';
 import { sqliteRaw, type Schema } from './raw-database.js';
 

@@ -6,7 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import '../../app.module.js';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import { NOT_DATA_TABLES, TABLES } from '../../../migrations/tables.js';
-import { MigrationRunner } from '../../migration-runs/migration-runner.js';
+import { MigrationRunner } from '../migration-runner.js';
 import { openDatabase } from '../data-source.js';
 import { sqliteRaw } from './raw-database.js';
 import { expectedSchema, schemaDrift } from './schema-check.js';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ContextDto } from '../../common/dto/context.dto.js';
-import { MigrationRunStatus } from '../entities/migration-run.entity.js';
+import { MigrationRunStatus } from '../../database/migration-run.entity.js';
 import { OptionalNested } from '../../common/dto/nested.js';
 
 export class GetMigrationRunsRequest {

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { InstantColumn, JsonColumn, UuidPrimaryColumn } from '../../database/portable-columns.js';
+import { InstantColumn, JsonColumn, UuidPrimaryColumn } from './portable-columns.js';
 
 export enum MigrationRunStatus {
   Running = 'Running',

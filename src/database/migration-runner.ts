@@ -8,14 +8,14 @@ import { Table, type DataSource, type MigrationInterface, type QueryRunner } fro
 import { cliSource, systemSource } from '../audit/audit-source.js';
 import { AUDIT_EVENTS, AUDIT_TAIL, writeAuditEvent } from '../audit/audit-trail.js';
 import { APP_VERSION } from '../common/app-version.js';
-import { withSqliteConnection } from '../database/sqlite-transactions.js';
+import { withSqliteConnection } from './sqlite-transactions.js';
 import {
   MigrationRun,
   MigrationRunStatus,
   type MigrationDirection,
   type MigrationRunDetails,
   type MigrationTrigger,
-} from './entities/migration-run.entity.js';
+} from './migration-run.entity.js';
 
 const MIGRATIONS_TABLE = 'migrations';
 const RUNS_TABLE = 'migration_runs';
