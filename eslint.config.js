@@ -59,6 +59,16 @@ export default tseslint.config(
           ],
         },
       ],
+      // Global pipes, guards and interceptors are APP_* providers: direct routes (src/http/direct-routes.ts) find
+      // them there, and a guard added with app.useGlobalGuards() would be one they cannot see.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^useGlobal(Pipes|Guards|Interceptors)$/]',
+          message:
+            'Declare a global pipe, guard or interceptor as an APP_PIPE/APP_GUARD/APP_INTERCEPTOR provider.',
+        },
+      ],
     },
   },
   {

@@ -17,6 +17,8 @@ import {
   type INestApplication,
   type ArgumentMetadata,
   Module,
+  type DynamicModule,
+  type Provider,
   type NestInterceptor,
   Param,
   ParseIntPipe,
@@ -29,7 +31,7 @@ import {
   UseGuards,
   UsePipes,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { APP_INTERCEPTOR, APP_PIPE, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DirectRoutes } from './direct-routes.js';
@@ -128,7 +130,14 @@ class Passing implements NestInterceptor {
 }
 
 @Module({ controllers: [PlainController, GuardedController] })
-class ProbeModule {}
+class ProbeModule {
+  /** Global enhancers declared as the service declares its own: APP_* providers (never app.useGlobal…()). */
+  static with(pipe: RecordingPipe, globalInterceptor: boolean): DynamicModule {
+    const providers: Provider[] = [{ provide: APP_PIPE, useValue: pipe }];
+    if (globalInterceptor) providers.push({ provide: APP_INTERCEPTOR, useClass: Passing });
+    return { module: ProbeModule, providers };
+  }
+}
 
 interface Started {
   app: NestFastifyApplication;
@@ -142,13 +151,13 @@ afterEach(async () => {
 });
 
 async function start(options: { direct: boolean; globalInterceptor?: boolean }): Promise<Started> {
-  const app = await NestFactory.create<NestFastifyApplication>(ProbeModule, new FastifyAdapter(), {
-    logger: false,
-  });
-  apps.push(app);
   const pipe = new RecordingPipe();
-  app.useGlobalPipes(pipe);
-  if (options.globalInterceptor) app.useGlobalInterceptors(new Passing());
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ProbeModule.with(pipe, options.globalInterceptor === true),
+    new FastifyAdapter(),
+    { logger: false },
+  );
+  apps.push(app);
   const routes = options.direct ? new DirectRoutes(app) : undefined;
   app
     .getHttpAdapter()

@@ -27,7 +27,7 @@ import type {
   PipeTransform,
   Type,
 } from '@nestjs/common';
-import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ModulesContainer } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { NestRouteMetadata, ParameterKind } from '../route-config/nest-route-metadata.js';
@@ -68,14 +68,9 @@ export class DirectRoutes {
   constructor(app: INestApplication) {
     const adapter = app.getHttpAdapter();
     this.send = (reply, body) => adapter.reply(reply, body, undefined);
-    const config = (app as unknown as { config: ApplicationConfig }).config;
-    this.pipes = config.getGlobalPipes();
-    this.enabled =
-      config.getGlobalGuards().length === 0 &&
-      config.getGlobalInterceptors().length === 0 &&
-      config.getGlobalRequestGuards().length === 0 &&
-      config.getGlobalRequestInterceptors().length === 0 &&
-      config.getGlobalRequestPipes().length === 0;
+    const globals = globalEnhancers(app.get(ModulesContainer));
+    this.pipes = globals.pipes;
+    this.enabled = globals.others === 0;
     for (const module of app.get(ModulesContainer).values()) {
       for (const wrapper of module.controllers.values()) {
         const controller = wrapper.metatype as Type | null;
@@ -324,4 +319,30 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function paramNamesOf(url: string): string[] {
   return [...url.matchAll(/:(\w+)/g)].map((match) => match[1]);
+}
+
+/**
+ * The app's global enhancers, read from its modules through Nest's public ModulesContainer: providers of APP_PIPE,
+ * APP_GUARD and APP_INTERCEPTOR (Nest registers each under the token `APP_PIPE (UUID: …)`), which is how this
+ * service declares its globals — it calls no `app.useGlobal…()`. `pipes`: the static global pipes, in registration
+ * order; `others`: guards, interceptors and request-scoped pipes, any of which keeps every route on Nest's pipeline.
+ */
+export function globalEnhancers(modules: ModulesContainer): { pipes: PipeTransform[]; others: number } {
+  const pipes: PipeTransform[] = [];
+  let others = 0;
+  for (const module of modules.values()) {
+    for (const wrapper of module.providers.values()) {
+      const token = wrapper.token;
+      if (typeof token !== 'string') continue;
+      if (token.startsWith(`${APP_PIPE} (`) && wrapper.isDependencyTreeStatic() && wrapper.instance)
+        pipes.push(wrapper.instance as PipeTransform);
+      else if (
+        token.startsWith(`${APP_PIPE} (`) ||
+        token.startsWith(`${APP_GUARD} (`) ||
+        token.startsWith(`${APP_INTERCEPTOR} (`)
+      )
+        others++;
+    }
+  }
+  return { pipes, others };
 }
