@@ -164,15 +164,15 @@ console.log(
 );
 
 const shapes = [
-  // The attack: under every per-event cap (1,000 values), over the per-calendar one (200,000).
+  // The attack: under every per-event cap (1,000 values), over the per-calendar one (100,000).
   [
     `${values.events} events × ${values.values} RDATE + ${values.values} EXDATE values`,
     Number(values.values),
     0,
   ],
-  // The largest calendar of that kind the limits accept: 76 + 76 values an event (197,600), padded to ~29 MB
+  // The largest calendar of that kind the limits accept: 38 + 38 values an event (98,800), padded to ~29 MB
   // with a DESCRIPTION nobody reads.
-  [`${values.events} events × 76 RDATE + 76 EXDATE values, a DESCRIPTION each`, 76, 19_000],
+  [`${values.events} events × 38 RDATE + 38 EXDATE values, a DESCRIPTION each`, 38, 20_000],
 ];
 for (const [label, count, pad] of shapes) {
   const large = Buffer.from(largeCalendar(Number(values.events), count, pad));

@@ -140,14 +140,14 @@ describe('import memory: bounded per request and per instance', () => {
       `${JSON.stringify({ case: 'attack', status: answer.status, growth, bytes: answer.bytes })}\n`,
     );
     expect(answer.status).toBe(400);
-    expect(answer.text).toContain("brings the calendar's RDATE and EXDATE values to more than 200,000");
+    expect(answer.text).toContain("brings the calendar's RDATE and EXDATE values to more than 100,000");
     expect(answer.bytes).toBeLessThanOrEqual(ANSWER_BYTES);
     expect(growth).toBeLessThanOrEqual(RSS_GROWTH);
     expect(await stored('attack')).toBe(0);
   }, 120_000);
 
-  it('stores the largest such calendar the limits take (197,600 values, ~29 MB) within the memory bound', async () => {
-    const body = calendar('largest', 76, 19_000);
+  it('stores the largest such calendar the limits take (98,800 values, ~29 MB) within the memory bound', async () => {
+    const body = calendar('largest', 38, 20_000);
     const running = await start();
     const before = memory(running).now;
     const answer = await post(running, body);
@@ -162,7 +162,7 @@ describe('import memory: bounded per request and per instance', () => {
   }, 180_000);
 
   it('admits three such calendars at once only while the instance has room: the others 503 with Retry-After', async () => {
-    const bodies = ['first', 'second', 'third'].map((tag) => calendar(tag, 76, 19_000));
+    const bodies = ['first', 'second', 'third'].map((tag) => calendar(tag, 38, 20_000));
     const running = await start();
     const before = memory(running).now;
     const answers = await Promise.all(bodies.map((body) => post(running, body)));

@@ -79,7 +79,7 @@ export class SchedulesImportController {
       'are skipped and listed in `Skipped` with their line, UID and reason (the first 100; `SkippedCounts` counts ' +
       'them all by kind), and so are malformed lines of properties the service does not store (the event kept); ' +
       'the import is refused (400, errors ' +
-      'naming the line) only when nothing importable remains, or with more than 20,000 events, 200,000 RDATE and ' +
+      'naming the line) only when nothing importable remains, or with more than 20,000 events, 100,000 RDATE and ' +
       'EXDATE values or 300,000 kept properties in all. A series imported before (same UID) is updated in place. ' +
       'Body up to 32 MiB. An instance carries out LONG_WORK_CONCURRENCY imports and exports at a time; beyond them ' +
       '503 Overloaded with Retry-After, nothing done. While other imports on the instance hold bodies of ' +

@@ -82,7 +82,7 @@ describe('iCalendar limits applied while reading', () => {
     );
     // Every event is under its own limit; the last value passes the calendar's.
     expect(refusal(body)).toBe(
-      `line ${2 + events * 7 + 5}: EXDATE: brings the calendar's RDATE and EXDATE values to more than 200,000, ` +
+      `line ${2 + events * 7 + 5}: EXDATE: brings the calendar's RDATE and EXDATE values to more than 100,000, ` +
         'the most one import may have: split the calendar',
     );
   }, 60_000);
