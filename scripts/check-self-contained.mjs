@@ -1,7 +1,7 @@
 // The code speaks of itself: no comment, test name, message or document may point at something a reader of the
 // repository cannot open — the product design document kept outside it, its style and toolchain notes, or an
-// issue tracker's numbers ("issue 24 item 5", "the issue's figure"). Such a pointer turns a reason into a
-// riddle for the next maintainer: state the reason where it is needed, or in docs/decisions.md.
+// issue tracker's numbers (the word "issue" followed by a number, "the issue's figure"). Such a pointer turns a
+// reason into a riddle for the next maintainer: state the reason where it is needed, or in docs/decisions.md.
 // Run by `npm run lint`. `node scripts/check-self-contained.mjs [path …]` checks only those files or folders
 // (relative to the repository); without arguments it checks everything listed in CHECKED below.
 // Exits 1 naming each finding as file:line, 0 when there is none.
